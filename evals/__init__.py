@@ -1,0 +1,1 @@
+"""Evaluation: dataset loaders, metrics, runners, reports and plots."""

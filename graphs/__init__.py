@@ -1,0 +1,1 @@
+"""Composition root: state, run configuration, settings, providers, graph builders and the CLI."""

@@ -1,0 +1,1 @@
+"""PostgreSQL + pgvector store: models, engine, embedded server and repository functions."""
