@@ -1,0 +1,126 @@
+"""Reading a corpus to index from HippoRAG JSON, JSON lines, or a folder of .txt/.md files."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+TEXT_SUFFIXES = frozenset({".txt", ".md"})
+JSON_LINES_SUFFIXES = frozenset({".jsonl", ".ndjson"})
+
+
+@dataclass(frozen=True)
+class SourcePassage:
+    """One passage of a corpus as read from disk, before any indexing."""
+
+    title: str
+    text: str
+
+
+class CorpusFormatError(ValueError):
+    """A corpus file or folder that cannot be read as any supported format."""
+
+
+def join_sentences(sentences: Sequence[str]) -> str:
+    """Join a passage's sentences with single spaces (HotpotQA/2Wiki sentence lists)."""
+    # HotpotQA sentences carry a leading space but a few do not; stripping first makes the
+    # join the same whichever convention a file follows, so gold passages and corpus agree.
+    return " ".join(part for part in (s.strip() for s in sentences) if part)
+
+
+def passage_match_key(title: str, text: str) -> tuple[str, str]:
+    """Key that identifies a passage by title and text, insensitive to whitespace runs."""
+    return title.strip(), " ".join(text.split())
+
+
+def read_corpus(path: Path) -> list[SourcePassage]:
+    """Read every passage of the corpus at `path`, in file order; empty texts are kept."""
+    path = Path(path)
+    if path.is_dir():
+        return _read_folder(path)
+    if not path.exists():
+        raise FileNotFoundError(f"corpus not found: {path}")
+    if path.suffix.lower() in JSON_LINES_SUFFIXES:
+        return _read_json_lines(path)
+    if path.suffix.lower() == ".json":
+        return _read_json(path)
+    raise CorpusFormatError(
+        f"{path}: unsupported corpus file; expected .json, .jsonl or a folder of .txt/.md files"
+    )
+
+
+def _read_text(path: Path) -> str:
+    try:
+        # utf-8-sig tolerates the byte-order mark some editors write.
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise CorpusFormatError(f"{path}: not valid UTF-8 ({exc.reason})") from exc
+
+
+def _passage_from_object(obj: Any, where: str) -> SourcePassage:
+    if not isinstance(obj, dict):
+        raise CorpusFormatError(f"{where}: expected an object with 'title' and 'text'")
+    missing = [key for key in ("title", "text") if key not in obj]
+    if missing:
+        raise CorpusFormatError(f"{where}: missing {', '.join(repr(k) for k in missing)}")
+    title, text = obj["title"], obj["text"]
+    if not isinstance(title, str) or not isinstance(text, str):
+        raise CorpusFormatError(f"{where}: 'title' and 'text' must be strings")
+    return SourcePassage(title=title.strip(), text=text.strip())
+
+
+def _read_json(path: Path) -> list[SourcePassage]:
+    try:
+        data = json.loads(_read_text(path))
+    except json.JSONDecodeError as exc:
+        raise CorpusFormatError(
+            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from exc
+    if isinstance(data, list):
+        return [_passage_from_object(obj, f"{path}: entry {i}") for i, obj in enumerate(data)]
+    if isinstance(data, dict):
+        return [_passage_from_sentences(title, value, path) for title, value in data.items()]
+    raise CorpusFormatError(
+        f"{path}: expected a list of {{title, text}} objects or a dict title -> sentences"
+    )
+
+
+def _passage_from_sentences(title: str, value: Any, path: Path) -> SourcePassage:
+    # HippoRAG v1 corpora map each title to the passage's list of sentences.
+    if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
+        raise CorpusFormatError(f"{path}: title {title!r}: expected a list of sentence strings")
+    return SourcePassage(title=title.strip(), text=join_sentences(value))
+
+
+def _read_json_lines(path: Path) -> list[SourcePassage]:
+    passages: list[SourcePassage] = []
+    for lineno, line in enumerate(_read_text(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}: line {lineno}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CorpusFormatError(f"{where}: invalid JSON: {exc.msg}") from exc
+        passages.append(_passage_from_object(obj, where))
+    return passages
+
+
+def _read_folder(folder: Path) -> list[SourcePassage]:
+    files = sorted(
+        (
+            p
+            for p in folder.rglob("*")
+            if p.is_file()
+            and p.suffix.lower() in TEXT_SUFFIXES
+            # Hidden files and folders (.git, editor backups) are never corpus content.
+            and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        ),
+        key=lambda p: p.relative_to(folder).as_posix(),
+    )
+    if not files:
+        raise CorpusFormatError(f"{folder}: no .txt or .md files found")
+    return [SourcePassage(title=p.stem.strip(), text=_read_text(p).strip()) for p in files]

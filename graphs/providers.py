@@ -1,0 +1,81 @@
+"""Chat models by name: Gemini, any init_chat_model string, the local llama.cpp model, scripted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from langchain_core.language_models import BaseChatModel
+from sqlalchemy import Engine
+
+from graphs.scripted_model import ScriptedChatModel
+from nodes.llm_client import LlmClient
+
+
+class ProviderConfigError(ValueError):
+    """A chat-model name that cannot be served in this environment."""
+
+
+@dataclass(frozen=True)
+class ChatModels:
+    """A model for free text and one constrained to JSON (the same object where no mode exists)."""
+
+    text: BaseChatModel
+    json: BaseChatModel
+    name: str
+
+
+def make_chat_models(
+    spec: str, *, temperature: float, api_key: str | None, model_dir: Path
+) -> ChatModels:
+    """Build the chat model named by `spec`.
+
+    `local`, `local:smollm2`, `local:/path/model.gguf` → llama.cpp; `gemini:NAME` → Gemini;
+    `scripted:/path/rules.json` → ScriptedChatModel; anything else → `init_chat_model(spec)`.
+    """
+    if spec == "local" or spec.startswith("local:"):
+        from graphs.local_model import LocalLlamaChatModel, resolve_gguf
+
+        path = resolve_gguf(spec, model_dir)
+        text = LocalLlamaChatModel(model_path=str(path), temperature=temperature)
+        json_model = LocalLlamaChatModel(
+            model_path=str(path), temperature=temperature, json_mode=True
+        )
+        return ChatModels(text, json_model, f"local:{path.name}")
+    if spec.startswith("gemini:"):
+        if not api_key:
+            raise ProviderConfigError(f"{spec} needs GOOGLE_API_KEY")
+        from langchain_google_genai import ChatGoogleGenerativeAI
+
+        model = spec.removeprefix("gemini:")
+        common = {"model": model, "temperature": temperature, "google_api_key": api_key}
+        # Our client retries with backoff and records each attempt; the SDK's own retries would hide them.
+        text_model = ChatGoogleGenerativeAI(**common, max_retries=0)
+        json_model = ChatGoogleGenerativeAI(
+            **common, max_retries=0, response_mime_type="application/json"
+        )
+        return ChatModels(text_model, json_model, spec)
+    if spec.startswith("scripted:"):
+        scripted = ScriptedChatModel.from_file(Path(spec.removeprefix("scripted:")))
+        return ChatModels(scripted, scripted, "scripted")
+    try:
+        from langchain.chat_models import init_chat_model
+
+        generic = init_chat_model(spec, temperature=temperature)
+    except Exception as exc:  # the integrations raise many types; the message is what matters
+        raise ProviderConfigError(f"cannot build chat model {spec!r}: {exc}") from exc
+    return ChatModels(generic, generic, spec)
+
+
+def make_llm_client(
+    models: ChatModels, engine: Engine | None, use_cache: bool, concurrency: int
+) -> LlmClient:
+    """Wrap chat models with the cache, the ledger and retries."""
+    return LlmClient(
+        model=models.text,
+        json_model=models.json,
+        model_name=models.name,
+        engine=engine,
+        use_cache=use_cache,
+        concurrency=concurrency,
+    )

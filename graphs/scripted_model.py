@@ -1,0 +1,92 @@
+"""A scripted chat model: replies chosen by rules over the prompt, with fixed token counts.
+
+Tests use it for exact expected behaviour, and `GRASP_CHAT_MODEL=scripted:rules.json` lets the
+dev server and the CLI run the whole graph offline without any model at all.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+
+class ScriptedReply(BaseModel):
+    """One rule: when every `when` pattern is found in the prompt, answer `reply`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    when: list[str] = Field(default_factory=list, description="regexes that must all match")
+    reply: str
+    input_tokens: int = 100
+    output_tokens: int = 10
+    times: int | None = Field(default=None, description="use at most this often (None: always)")
+
+
+class NoScriptedReply(LookupError):
+    """No rule matched a prompt: the test's script is incomplete."""
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Answers from `rules` (first match wins) and remembers every prompt it saw."""
+
+    rules: list[ScriptedReply]
+    name_: str = "scripted"
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _used: dict[int, int] = PrivateAttr(default_factory=dict)
+    _prompts: list[str] = PrivateAttr(default_factory=list)
+
+    @classmethod
+    def from_file(cls, path: Path) -> ScriptedChatModel:
+        """Load rules from a JSON list of ScriptedReply objects."""
+        data = json.loads(path.read_text())
+        return cls(rules=[ScriptedReply.model_validate(rule) for rule in data])
+
+    @property
+    def prompts(self) -> list[str]:
+        """Every prompt answered so far, in call order."""
+        return list(self._prompts)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        prompt = "\n\n".join(str(message.content) for message in messages)
+        with self._lock:
+            rule_index = self._match(prompt)
+            self._used[rule_index] = self._used.get(rule_index, 0) + 1
+            self._prompts.append(prompt)
+        rule = self.rules[rule_index]
+        message = AIMessage(
+            content=rule.reply,
+            usage_metadata={
+                "input_tokens": rule.input_tokens,
+                "output_tokens": rule.output_tokens,
+                "total_tokens": rule.input_tokens + rule.output_tokens,
+            },
+            response_metadata={"model_name": self.name_, "finish_reason": "stop"},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _match(self, prompt: str) -> int:
+        for index, rule in enumerate(self.rules):
+            if rule.times is not None and self._used.get(index, 0) >= rule.times:
+                continue
+            if all(re.search(pattern, prompt, re.DOTALL) for pattern in rule.when):
+                return index
+        raise NoScriptedReply(f"no scripted reply matches this prompt:\n{prompt[-1500:]}")

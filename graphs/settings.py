@@ -1,0 +1,59 @@
+"""Process settings read once from the environment into a typed object (the only place env is read)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_GEMINI_CHAT = "gemini:gemini-3-flash-preview"
+DEFAULT_GEMINI_EMBEDDER = "gemini:gemini-embedding-001"
+LOCAL_CHAT = "local"
+LOCAL_EMBEDDER = "local:all-MiniLM-L6-v2"
+
+
+def _default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "grasp"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the data lives and which models answer; see README 'Configuration'."""
+
+    database_url: str | None = None
+    data_dir: Path = field(default_factory=_default_data_dir)
+    chat_model: str = LOCAL_CHAT
+    judge_model: str | None = None
+    embedder: str = LOCAL_EMBEDDER
+    google_api_key: str | None = None
+    llm_cache: bool = True
+    llm_concurrency: int = 4
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        """Read GRASP_* variables, DATABASE_URL and GOOGLE_API_KEY (Gemini is the default with a key)."""
+        env = dict(os.environ if env is None else env)
+        key = env.get("GOOGLE_API_KEY") or env.get("GEMINI_API_KEY") or None
+        chat = env.get("GRASP_CHAT_MODEL") or (DEFAULT_GEMINI_CHAT if key else LOCAL_CHAT)
+        data_dir = Path(env["GRASP_DATA_DIR"]) if env.get("GRASP_DATA_DIR") else _default_data_dir()
+        return cls(
+            database_url=env.get("DATABASE_URL") or None,
+            data_dir=data_dir,
+            chat_model=chat,
+            judge_model=env.get("GRASP_JUDGE_MODEL") or None,
+            embedder=env.get("GRASP_EMBEDDER") or (DEFAULT_GEMINI_EMBEDDER if key else LOCAL_EMBEDDER),
+            google_api_key=key,
+            llm_cache=env.get("GRASP_LLM_CACHE", "1").lower() not in {"0", "false", "no", "off"},
+            llm_concurrency=int(env.get("GRASP_LLM_CONCURRENCY", "4")),
+        )
+
+    @property
+    def model_dir(self) -> Path:
+        """Where assembled GGUF files are kept."""
+        return self.data_dir / "models"
+
+    @property
+    def pg_data_dir(self) -> Path:
+        """The embedded PostgreSQL data directory."""
+        return self.data_dir / "pgdata"

@@ -1,0 +1,196 @@
+"""Corpora and passages: create a name space, add passages idempotently, report counts."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import Engine, func, select, update
+from sqlalchemy.dialects.postgresql import insert
+
+from store.engine import StoreError, transaction
+from store.models import (
+    Corpus,
+    Entity,
+    EntityProposition,
+    ExtractionFailure,
+    Passage,
+    Proposition,
+)
+
+
+class CorpusNotFound(StoreError):
+    """No corpus of that name exists in this database."""
+
+
+@dataclass(frozen=True)
+class PassageRow:
+    """A stored passage as the indexer sees it."""
+
+    id: int
+    title: str
+    text: str
+    status: str
+
+
+@dataclass(frozen=True)
+class CorpusStats:
+    """Counts of one corpus."""
+
+    name: str
+    passages: int
+    passages_done: int
+    passages_failed: int
+    passages_pending: int
+    propositions: int
+    entities: int
+    edges: int
+    failures: int
+
+
+def content_hash(title: str, text: str) -> str:
+    """The key that makes re-indexing the same passage a no-op."""
+    return hashlib.sha256(f"{title}\n{text}".encode()).hexdigest()
+
+
+def ensure_corpus(engine: Engine, name: str, embedder: str) -> int:
+    """Return the id of corpus `name`, creating it; refuse to mix embedders in one corpus."""
+    with transaction(engine) as session:
+        session.execute(
+            insert(Corpus)
+            .values(name=name, embedder=embedder)
+            .on_conflict_do_nothing(index_elements=["name"])
+        )
+        corpus = session.execute(select(Corpus).where(Corpus.name == name)).scalar_one()
+        if corpus.embedder not in (None, embedder):
+            raise StoreError(
+                f"corpus {name!r} was indexed with embedder {corpus.embedder!r}, not {embedder!r}; "
+                "vectors of different models cannot be compared — use another corpus name"
+            )
+        return corpus.id
+
+
+def corpus_id(engine: Engine, name: str) -> int:
+    """Return the id of an existing corpus or raise CorpusNotFound."""
+    with transaction(engine) as session:
+        found = session.execute(select(Corpus.id).where(Corpus.name == name)).scalar()
+    if found is None:
+        raise CorpusNotFound(f"no corpus named {name!r}; index one with `grasp index PATH --corpus {name}`")
+    return int(found)
+
+
+def corpus_embedder(engine: Engine, corpus: int) -> str | None:
+    """The embedder a corpus was indexed with."""
+    with transaction(engine) as session:
+        return session.get_one(Corpus, corpus).embedder
+
+
+def add_passages(
+    engine: Engine, corpus: int, passages: Sequence[tuple[str, str]]
+) -> list[PassageRow]:
+    """Insert passages not yet in the corpus and return every given passage's row, in order.
+
+    Duplicates (same title and text) inside the input or already stored map to one row.
+    """
+    hashes = [content_hash(title, text) for title, text in passages]
+    with transaction(engine) as session:
+        existing = set(
+            session.execute(
+                select(Passage.content_hash).where(
+                    Passage.corpus_id == corpus, Passage.content_hash.in_(set(hashes))
+                )
+            ).scalars()
+        )
+        base = session.execute(
+            select(func.coalesce(func.max(Passage.position), -1)).where(Passage.corpus_id == corpus)
+        ).scalar_one()
+        fresh: dict[str, dict[str, object]] = {}
+        for (title, text), digest in zip(passages, hashes, strict=True):
+            if digest not in existing and digest not in fresh:
+                fresh[digest] = {
+                    "corpus_id": corpus,
+                    "title": title,
+                    "text": text,
+                    "content_hash": digest,
+                    "position": base + 1 + len(fresh),
+                }
+        if fresh:
+            inserted = session.execute(
+                insert(Passage)
+                .values(list(fresh.values()))
+                .on_conflict_do_nothing(constraint="uq_passages_corpus_hash")
+                .returning(Passage.n_lexemes)
+            ).scalars()
+            lexemes = list(inserted)
+            session.execute(
+                update(Corpus)
+                .where(Corpus.id == corpus)
+                .values(
+                    n_passages=Corpus.n_passages + len(lexemes),
+                    n_passage_lexemes=Corpus.n_passage_lexemes + sum(lexemes),
+                )
+            )
+        rows = session.execute(
+            select(Passage.content_hash, Passage.id, Passage.title, Passage.text, Passage.status).where(
+                Passage.corpus_id == corpus, Passage.content_hash.in_(set(hashes))
+            )
+        ).all()
+    by_hash = {row[0]: PassageRow(row[1], row[2], row[3], row[4]) for row in rows}
+    return [by_hash[digest] for digest in hashes]
+
+
+def record_failure(
+    engine: Engine, corpus: int, passage_id: int, error: str, raw_output: str | None
+) -> None:
+    """Mark a passage failed, keeping the model's raw output so nothing is lost."""
+    with transaction(engine) as session:
+        session.add(
+            ExtractionFailure(
+                corpus_id=corpus, passage_id=passage_id, error=error, raw_output=raw_output
+            )
+        )
+        session.execute(update(Passage).where(Passage.id == passage_id).values(status="failed"))
+
+
+def corpus_stats(engine: Engine, name: str) -> CorpusStats:
+    """Count everything of one corpus."""
+    corpus = corpus_id(engine, name)
+    with transaction(engine) as session:
+        status_counts = dict(
+            session.execute(
+                select(Passage.status, func.count())
+                .where(Passage.corpus_id == corpus)
+                .group_by(Passage.status)
+            ).all()
+        )
+
+        def count(statement):  # type: ignore[no-untyped-def]
+            return int(session.execute(statement).scalar_one())
+
+        propositions = count(
+            select(func.count()).select_from(Proposition).where(Proposition.corpus_id == corpus)
+        )
+        entities = count(select(func.count()).select_from(Entity).where(Entity.corpus_id == corpus))
+        edges = count(
+            select(func.count())
+            .select_from(EntityProposition)
+            .join(Entity, Entity.id == EntityProposition.entity_id)
+            .where(Entity.corpus_id == corpus)
+        )
+        failures = count(
+            select(func.count())
+            .select_from(ExtractionFailure)
+            .where(ExtractionFailure.corpus_id == corpus)
+        )
+    return CorpusStats(
+        name=name,
+        passages=sum(status_counts.values()),
+        passages_done=status_counts.get("done", 0),
+        passages_failed=status_counts.get("failed", 0),
+        passages_pending=status_counts.get("pending", 0),
+        propositions=propositions,
+        entities=entities,
+        edges=edges,
+        failures=failures,
+    )

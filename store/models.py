@@ -1,0 +1,195 @@
+"""SQLAlchemy 2 models of the three-layer graph (entities, propositions, passages) and its ledgers."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pgvector.sqlalchemy import Vector
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Computed,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    func,
+)
+from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+#: Width of every stored vector. Embedders are asked for this many dimensions (MiniLM gives 384
+#: natively; gemini-embedding-001 is asked for 384 through its Matryoshka output size) because an
+#: HNSW index needs one fixed width per column.
+EMBEDDING_DIM = 384
+
+#: The text-search configuration behind BM25: English stemming and stop words.
+TS_CONFIG = "english"
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every table."""
+
+
+class Corpus(Base):
+    """A name space: one indexed collection of passages. Counters feed BM25's N and avgdl."""
+
+    __tablename__ = "corpora"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    embedder: Mapped[str | None] = mapped_column(String(200))
+    n_propositions: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    n_proposition_lexemes: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    n_passages: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    n_passage_lexemes: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class Passage(Base):
+    """A source passage; `status` is pending until its propositions are written, then done/failed."""
+
+    __tablename__ = "passages"
+    __table_args__ = (
+        UniqueConstraint("corpus_id", "content_hash", name="uq_passages_corpus_hash"),
+        Index("ix_passages_corpus_status", "corpus_id", "status"),
+        Index("ix_passages_tsv", "tsv", postgresql_using="gin"),
+        Index(
+            "ix_passages_embedding_hnsw",
+            "embedding",
+            postgresql_using="hnsw",
+            postgresql_with={"m": 16, "ef_construction": 64},
+            postgresql_ops={"embedding": "vector_cosine_ops"},
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    corpus_id: Mapped[int] = mapped_column(ForeignKey("corpora.id", ondelete="CASCADE"))
+    title: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(Text)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    position: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="pending", server_default="pending")
+    embedding: Mapped[Any] = mapped_column(Vector(EMBEDDING_DIM), nullable=True)
+    tsv: Mapped[Any] = mapped_column(
+        TSVECTOR, Computed(f"to_tsvector('{TS_CONFIG}', title || ' ' || text)", persisted=True)
+    )
+    n_lexemes: Mapped[int] = mapped_column(
+        Integer,
+        Computed(f"length(to_tsvector('{TS_CONFIG}', title || ' ' || text))", persisted=True),
+    )
+
+
+class Proposition(Base):
+    """An atomic statement (or a sentence, for the sentence extractor) of exactly one passage."""
+
+    __tablename__ = "propositions"
+    __table_args__ = (
+        Index("ix_propositions_corpus", "corpus_id"),
+        Index("ix_propositions_passage", "passage_id"),
+        Index("ix_propositions_tsv", "tsv", postgresql_using="gin"),
+        Index(
+            "ix_propositions_embedding_hnsw",
+            "embedding",
+            postgresql_using="hnsw",
+            postgresql_with={"m": 16, "ef_construction": 64},
+            postgresql_ops={"embedding": "vector_cosine_ops"},
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    corpus_id: Mapped[int] = mapped_column(ForeignKey("corpora.id", ondelete="CASCADE"))
+    passage_id: Mapped[int] = mapped_column(ForeignKey("passages.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    embedding: Mapped[Any] = mapped_column(Vector(EMBEDDING_DIM))
+    tsv: Mapped[Any] = mapped_column(
+        TSVECTOR, Computed(f"to_tsvector('{TS_CONFIG}', text)", persisted=True)
+    )
+    n_lexemes: Mapped[int] = mapped_column(
+        Integer, Computed(f"length(to_tsvector('{TS_CONFIG}', text))", persisted=True)
+    )
+
+
+class Entity(Base):
+    """A typed named entity, de-duplicated by canonical name and type-embedding similarity."""
+
+    __tablename__ = "entities"
+    __table_args__ = (Index("ix_entities_corpus_canonical", "corpus_id", "canonical_name"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    corpus_id: Mapped[int] = mapped_column(ForeignKey("corpora.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(Text)
+    canonical_name: Mapped[str] = mapped_column(Text)
+    type: Mapped[str] = mapped_column(Text)
+    type_embedding: Mapped[Any] = mapped_column(Vector(EMBEDDING_DIM), nullable=True)
+
+
+class EntityProposition(Base):
+    """Edge: the entity occurs in the proposition."""
+
+    __tablename__ = "entity_propositions"
+    __table_args__ = (Index("ix_entity_propositions_proposition", "proposition_id"),)
+
+    entity_id: Mapped[int] = mapped_column(
+        ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True
+    )
+    proposition_id: Mapped[int] = mapped_column(
+        ForeignKey("propositions.id", ondelete="CASCADE"), primary_key=True
+    )
+
+
+class ExtractionFailure(Base):
+    """A passage the extractor could not handle, with the model's raw output and the error."""
+
+    __tablename__ = "extraction_failures"
+    __table_args__ = (Index("ix_extraction_failures_passage", "passage_id"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    corpus_id: Mapped[int] = mapped_column(ForeignKey("corpora.id", ondelete="CASCADE"))
+    passage_id: Mapped[int] = mapped_column(ForeignKey("passages.id", ondelete="CASCADE"))
+    raw_output: Mapped[str | None] = mapped_column(Text)
+    error: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class LlmCall(Base):
+    """Ledger row: one LLM call (or cache hit) with its token usage."""
+
+    __tablename__ = "llm_calls"
+    __table_args__ = (
+        Index("ix_llm_calls_corpus", "corpus_id"),
+        Index("ix_llm_calls_run", "run_id"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    corpus_id: Mapped[int | None] = mapped_column(ForeignKey("corpora.id", ondelete="SET NULL"))
+    run_id: Mapped[str | None] = mapped_column(String(100))
+    node: Mapped[str] = mapped_column(String(100))
+    agent_id: Mapped[str | None] = mapped_column(String(100))
+    iteration: Mapped[int | None] = mapped_column(Integer)
+    model: Mapped[str] = mapped_column(String(200))
+    input_tokens: Mapped[int] = mapped_column(Integer)
+    output_tokens: Mapped[int] = mapped_column(Integer)
+    latency_s: Mapped[float] = mapped_column(Float)
+    cached: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class LlmCacheEntry(Base):
+    """A cached model response keyed by sha256(model + messages + parameters)."""
+
+    __tablename__ = "llm_cache"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    model: Mapped[str] = mapped_column(String(200))
+    response: Mapped[str] = mapped_column(Text)
+    input_tokens: Mapped[int] = mapped_column(Integer)
+    output_tokens: Mapped[int] = mapped_column(Integer)
+    meta: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
