@@ -54,7 +54,7 @@ class GeminiEmbedder:
         self.dim = EMBEDDING_DIM
         self._client = GoogleGenerativeAIEmbeddings(
             model=f"models/{model}" if "/" not in model else model,
-            google_api_key=api_key,
+            google_api_key=api_key,  # type: ignore[call-arg]  # a pydantic alias of api_key
             output_dimensionality=EMBEDDING_DIM,
         )
 

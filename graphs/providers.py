@@ -37,11 +37,11 @@ def make_chat_models(
         from graphs.local_model import LocalLlamaChatModel, resolve_gguf
 
         path = resolve_gguf(spec, model_dir)
-        text = LocalLlamaChatModel(model_path=str(path), temperature=temperature)
-        json_model = LocalLlamaChatModel(
+        text: BaseChatModel = LocalLlamaChatModel(model_path=str(path), temperature=temperature)
+        local_json: BaseChatModel = LocalLlamaChatModel(
             model_path=str(path), temperature=temperature, json_mode=True
         )
-        return ChatModels(text, json_model, f"local:{path.name}")
+        return ChatModels(text, local_json, f"local:{path.name}")
     if spec.startswith("gemini:"):
         if not api_key:
             raise ProviderConfigError(f"{spec} needs GOOGLE_API_KEY")
@@ -50,11 +50,11 @@ def make_chat_models(
         model = spec.removeprefix("gemini:")
         common = {"model": model, "temperature": temperature, "google_api_key": api_key}
         # Our client retries with backoff and records each attempt; the SDK's own retries would hide them.
-        text_model = ChatGoogleGenerativeAI(**common, max_retries=0)
-        json_model = ChatGoogleGenerativeAI(
+        text_model: BaseChatModel = ChatGoogleGenerativeAI(**common, max_retries=0)
+        gemini_json: BaseChatModel = ChatGoogleGenerativeAI(
             **common, max_retries=0, response_mime_type="application/json"
         )
-        return ChatModels(text_model, json_model, spec)
+        return ChatModels(text_model, gemini_json, spec)
     if spec.startswith("scripted:"):
         scripted = ScriptedChatModel.from_file(Path(spec.removeprefix("scripted:")))
         return ChatModels(scripted, scripted, "scripted")

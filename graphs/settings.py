@@ -42,7 +42,8 @@ class Settings:
             data_dir=data_dir,
             chat_model=chat,
             judge_model=env.get("GRASP_JUDGE_MODEL") or None,
-            embedder=env.get("GRASP_EMBEDDER") or (DEFAULT_GEMINI_EMBEDDER if key else LOCAL_EMBEDDER),
+            embedder=env.get("GRASP_EMBEDDER")
+            or (DEFAULT_GEMINI_EMBEDDER if key else LOCAL_EMBEDDER),
             google_api_key=key,
             llm_cache=env.get("GRASP_LLM_CACHE", "1").lower() not in {"0", "false", "no", "off"},
             llm_concurrency=int(env.get("GRASP_LLM_CONCURRENCY", "4")),

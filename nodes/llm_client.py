@@ -98,7 +98,9 @@ def cache_key(model_name: str, messages: Sequence[BaseMessage], json_mode: bool)
 
 def usage_of(message: AIMessage) -> tuple[int, int]:
     """Input and output tokens a provider reported for one reply (0 when it reported none)."""
-    usage = message.usage_metadata or {}
+    usage = message.usage_metadata
+    if usage is None:
+        return 0, 0
     return int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
 
 
@@ -255,7 +257,9 @@ class LlmClient:
                         f"{self.model_name} failed after {attempt} attempt(s): "
                         f"{type(exc).__name__}: {exc}"
                     ) from exc
-                log.warning("%s: transient error (%s); retrying in %.1fs", self.model_name, exc, delay)
+                log.warning(
+                    "%s: transient error (%s); retrying in %.1fs", self.model_name, exc, delay
+                )
                 await asyncio.sleep(delay)
                 delay *= 2
                 continue

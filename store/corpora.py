@@ -76,7 +76,9 @@ def corpus_id(engine: Engine, name: str) -> int:
     with transaction(engine) as session:
         found = session.execute(select(Corpus.id).where(Corpus.name == name)).scalar()
     if found is None:
-        raise CorpusNotFound(f"no corpus named {name!r}; index one with `grasp index PATH --corpus {name}`")
+        raise CorpusNotFound(
+            f"no corpus named {name!r}; index one with `grasp index PATH --corpus {name}`"
+        )
     return int(found)
 
 
@@ -132,9 +134,9 @@ def add_passages(
                 )
             )
         rows = session.execute(
-            select(Passage.content_hash, Passage.id, Passage.title, Passage.text, Passage.status).where(
-                Passage.corpus_id == corpus, Passage.content_hash.in_(set(hashes))
-            )
+            select(
+                Passage.content_hash, Passage.id, Passage.title, Passage.text, Passage.status
+            ).where(Passage.corpus_id == corpus, Passage.content_hash.in_(set(hashes)))
         ).all()
     by_hash = {row[0]: PassageRow(row[1], row[2], row[3], row[4]) for row in rows}
     return [by_hash[digest] for digest in hashes]

@@ -35,7 +35,9 @@ def test_passages_are_idempotent_by_content(engine: Engine) -> None:
 
 def test_entities_merge_by_name_and_type_similarity(engine: Engine) -> None:
     corpus = ensure_corpus(engine, "c1", "hash")
-    p1, p2 = add_passages(engine, corpus, [("Paris", "Paris is a city."), ("Paris H", "Paris Hilton.")])
+    p1, p2 = add_passages(
+        engine, corpus, [("Paris", "Paris is a city."), ("Paris H", "Paris Hilton.")]
+    )
     counts = write_extracted(
         engine,
         corpus,
@@ -90,8 +92,12 @@ def test_two_corpora_never_share_rows(engine: Engine) -> None:
     (pa,) = add_passages(engine, a, [("T", "same text")])
     (pb,) = add_passages(engine, b, [("T", "same text")])
     assert pa.id != pb.id
-    write_extracted(engine, a, [extracted(pa.id, ["x"], [ExtractedEntity("X", "Thing", (0,), CITY)])])
-    write_extracted(engine, b, [extracted(pb.id, ["x"], [ExtractedEntity("X", "Thing", (0,), CITY)])])
+    write_extracted(
+        engine, a, [extracted(pa.id, ["x"], [ExtractedEntity("X", "Thing", (0,), CITY)])]
+    )
+    write_extracted(
+        engine, b, [extracted(pb.id, ["x"], [ExtractedEntity("X", "Thing", (0,), CITY)])]
+    )
     sa, sb = corpus_stats(engine, "a"), corpus_stats(engine, "b")
     assert (sa.entities, sb.entities, sa.propositions, sb.propositions) == (1, 1, 1, 1)
 

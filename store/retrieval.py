@@ -1,0 +1,236 @@
+"""Retrieval queries: dense (HNSW) and BM25 search, entity links, entity propositions, passages."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+from store.models import TS_CONFIG
+from store.scoring import EntityLink
+
+FloatVector = npt.NDArray[np.float32]
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def vector_literal(vector: FloatVector) -> str:
+    """pgvector's text form, so queries can bind one parameter and cast it."""
+    return "[" + ",".join(f"{x:.6g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
+
+
+# The BM25 of one table, over the lexemes of the keyword text. Document frequencies are counted
+# from the matching rows themselves (every row holding a query lexeme is in `matches`), and N and
+# avgdl come from the corpus counters kept in the same transactions as the rows: so the scores stay
+# exact as passages are added later, with no separate statistics to rebuild.
+_BM25_SQL = """
+WITH query AS (
+    SELECT array_agg(lexeme) AS lexemes,
+           to_tsquery('simple', string_agg(quote_literal(lexeme), ' | ')) AS tsq
+    FROM unnest(tsvector_to_array(to_tsvector('{config}', :keywords))) AS lexeme
+),
+stats AS (
+    SELECT greatest({n_col}, 1) AS n,
+           greatest({lex_col}::float / greatest({n_col}, 1), 1) AS avgdl
+    FROM corpora WHERE id = :corpus
+),
+matches AS (
+    SELECT t.id, t.n_lexemes, u.lexeme, cardinality(u.positions) AS tf
+    FROM {table} AS t, query, unnest(t.tsv) AS u
+    WHERE t.corpus_id = :corpus AND t.tsv @@ query.tsq AND u.lexeme = ANY(query.lexemes)
+      AND NOT (t.id = ANY(:exclude))
+),
+df AS (SELECT lexeme, count(*) AS df FROM matches GROUP BY lexeme)
+SELECT m.id,
+       sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5))
+           * m.tf * ({k1} + 1)
+           / (m.tf + {k1} * (1 - {b} + {b} * m.n_lexemes / stats.avgdl))) AS score
+FROM matches m JOIN df USING (lexeme), stats
+GROUP BY m.id
+ORDER BY score DESC, m.id
+LIMIT :k
+"""
+
+
+def _bm25_sql(table: str, n_col: str, lex_col: str) -> str:
+    return _BM25_SQL.format(
+        config=TS_CONFIG, table=table, n_col=n_col, lex_col=lex_col, k1=BM25_K1, b=BM25_B
+    )
+
+
+BM25_PROPOSITIONS = text(_bm25_sql("propositions", "n_propositions", "n_proposition_lexemes"))
+BM25_PASSAGES = text(_bm25_sql("passages", "n_passages", "n_passage_lexemes"))
+
+DENSE_PROPOSITIONS = text("""
+SELECT id, 1 - (embedding <=> CAST(:q AS vector)) AS cos
+FROM propositions
+WHERE corpus_id = :corpus AND NOT (id = ANY(:exclude))
+ORDER BY embedding <=> CAST(:q AS vector)
+LIMIT :k
+""")
+
+DENSE_PASSAGES = text("""
+SELECT id, 1 - (embedding <=> CAST(:q AS vector)) AS cos
+FROM passages
+WHERE corpus_id = :corpus AND embedding IS NOT NULL
+ORDER BY embedding <=> CAST(:q AS vector)
+LIMIT :k
+""")
+
+COSINES = text("""
+SELECT id, 1 - (embedding <=> CAST(:q AS vector)) AS cos
+FROM propositions WHERE id = ANY(:ids)
+""")
+
+ENTITY_LINKS = text("""
+WITH linked AS (
+    SELECT entity_id, array_agg(proposition_id ORDER BY proposition_id) AS props
+    FROM entity_propositions WHERE proposition_id = ANY(:ids)
+    GROUP BY entity_id
+)
+SELECT e.id, e.name, e.type,
+       (SELECT count(*) FROM entity_propositions ep WHERE ep.entity_id = e.id) AS degree,
+       linked.props
+FROM linked JOIN entities e ON e.id = linked.entity_id
+WHERE NOT (e.id = ANY(:exclude))
+""")
+
+ENTITY_PROPOSITIONS = text("""
+SELECT p.id, p.passage_id, 1 - (p.embedding <=> CAST(:q AS vector)) AS cos
+FROM propositions p
+WHERE p.id IN (SELECT proposition_id FROM entity_propositions WHERE entity_id = ANY(:entities))
+  AND NOT (p.id = ANY(:exclude))
+ORDER BY p.embedding <=> CAST(:q AS vector), p.id
+LIMIT :limit
+""")
+
+
+@dataclass(frozen=True)
+class PassageText:
+    """A passage as evidence."""
+
+    id: int
+    title: str
+    text: str
+
+
+def _ids(values: Sequence[int]) -> list[int]:
+    return [int(v) for v in values]
+
+
+def dense_propositions(
+    session: Session, corpus: int, query: FloatVector, k: int, exclude: Sequence[int] = ()
+) -> dict[int, float]:
+    """Top-k propositions by cosine (HNSW), as id → cosine."""
+    rows = session.execute(
+        DENSE_PROPOSITIONS,
+        {"q": vector_literal(query), "corpus": corpus, "k": k, "exclude": _ids(exclude)},
+    )
+    return {int(r[0]): float(r[1]) for r in rows}
+
+
+def bm25_propositions(
+    session: Session, corpus: int, keywords: str, k: int, exclude: Sequence[int] = ()
+) -> dict[int, float]:
+    """Top-k propositions by BM25 over the keywords' English lexemes, as id → score."""
+    if not keywords.strip():
+        return {}
+    rows = session.execute(
+        BM25_PROPOSITIONS,
+        {"keywords": keywords, "corpus": corpus, "k": k, "exclude": _ids(exclude)},
+    )
+    return {int(r[0]): float(r[1]) for r in rows}
+
+
+def cosines(session: Session, ids: Sequence[int], query: FloatVector) -> dict[int, float]:
+    """Exact cosines of the given propositions to the query."""
+    if not ids:
+        return {}
+    rows = session.execute(COSINES, {"q": vector_literal(query), "ids": _ids(ids)})
+    return {int(r[0]): float(r[1]) for r in rows}
+
+
+def entity_links(
+    session: Session, proposition_ids: Sequence[int], exclude_entities: Sequence[int] = ()
+) -> list[EntityLink]:
+    """Entities linked to any of the propositions, with degree and the linked subset."""
+    if not proposition_ids:
+        return []
+    rows = session.execute(
+        ENTITY_LINKS, {"ids": _ids(proposition_ids), "exclude": _ids(exclude_entities)}
+    )
+    return [EntityLink(int(r[0]), r[1], r[2], int(r[3]), tuple(int(p) for p in r[4])) for r in rows]
+
+
+def entity_propositions(
+    session: Session,
+    entities: Sequence[int],
+    query: FloatVector,
+    exclude: Sequence[int] = (),
+    limit: int = 1000,
+) -> list[tuple[int, int, float]]:
+    """Propositions of the entities ranked by cosine: (proposition, passage, cosine), best first."""
+    if not entities:
+        return []
+    rows = session.execute(
+        ENTITY_PROPOSITIONS,
+        {
+            "q": vector_literal(query),
+            "entities": _ids(entities),
+            "exclude": _ids(exclude),
+            "limit": limit,
+        },
+    )
+    return [(int(r[0]), int(r[1]), float(r[2])) for r in rows]
+
+
+def proposition_texts(session: Session, ids: Sequence[int]) -> dict[int, tuple[str, int]]:
+    """id → (text, passage id)."""
+    if not ids:
+        return {}
+    rows = session.execute(
+        text("SELECT id, text, passage_id FROM propositions WHERE id = ANY(:ids)"),
+        {"ids": _ids(ids)},
+    )
+    return {int(r[0]): (r[1], int(r[2])) for r in rows}
+
+
+def passage_texts(session: Session, ids: Sequence[int]) -> list[PassageText]:
+    """Passages in the order of `ids`."""
+    if not ids:
+        return []
+    rows = session.execute(
+        text("SELECT id, title, text FROM passages WHERE id = ANY(:ids)"), {"ids": _ids(ids)}
+    )
+    by_id = {int(r[0]): PassageText(int(r[0]), r[1], r[2]) for r in rows}
+    return [by_id[i] for i in ids if i in by_id]
+
+
+def passage_proposition_ids(session: Session, passages: Sequence[int]) -> list[int]:
+    """All proposition ids of the given passages."""
+    if not passages:
+        return []
+    rows = session.execute(
+        text("SELECT id FROM propositions WHERE passage_id = ANY(:ids)"), {"ids": _ids(passages)}
+    )
+    return [int(r[0]) for r in rows]
+
+
+def dense_passages(session: Session, corpus: int, query: FloatVector, k: int) -> dict[int, float]:
+    """Top-k passages by cosine of their own embeddings (the dense baselines)."""
+    rows = session.execute(DENSE_PASSAGES, {"q": vector_literal(query), "corpus": corpus, "k": k})
+    return {int(r[0]): float(r[1]) for r in rows}
+
+
+def bm25_passages(session: Session, corpus: int, query: str, k: int) -> dict[int, float]:
+    """Top-k passages by BM25 over title and text."""
+    if not query.strip():
+        return {}
+    rows = session.execute(
+        BM25_PASSAGES, {"keywords": query, "corpus": corpus, "k": k, "exclude": []}
+    )
+    return {int(r[0]): float(r[1]) for r in rows}

@@ -1,0 +1,68 @@
+"""The scoring formulas of GRASP retrieval as plain functions (hybrid score, entity score, RankVote)."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+
+def hybrid_scores(
+    cosine: Mapping[int, float], bm25: Mapping[int, float], lexical_weight: float
+) -> dict[int, float]:
+    """`s(p) = cos(q, p) + λ · bm25(p) / max bm25` over the union of both candidate sets.
+
+    Max-normalisation maps BM25 into [0, 1] so it adds to a cosine; a proposition with no BM25
+    match gets 0 for that term. Every id in `bm25` must also have a cosine.
+    """
+    top = max(bm25.values(), default=0.0)
+    scores: dict[int, float] = {}
+    for pid, cos in cosine.items():
+        lexical = bm25.get(pid, 0.0) / top if top > 0 else 0.0
+        scores[pid] = cos + lexical_weight * lexical
+    return scores
+
+
+def top_k(scores: Mapping[int, float], k: int) -> list[tuple[int, float]]:
+    """The k best (id, score) pairs, ties broken by the smaller id so results are repeatable."""
+    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+
+
+@dataclass(frozen=True)
+class EntityLink:
+    """An entity with its degree and the scored propositions it is linked to."""
+
+    entity_id: int
+    name: str
+    type: str
+    degree: int
+    proposition_ids: tuple[int, ...]
+
+
+def entity_scores(
+    links: Iterable[EntityLink], proposition_scores: Mapping[int, float], damping: float
+) -> dict[int, float]:
+    """`score(e) = Σ_{p ∈ top-k ∩ P(e)} s(p) / deg(e)^α`: hubs are damped by their degree."""
+    scores: dict[int, float] = {}
+    for link in links:
+        total = sum(proposition_scores.get(pid, 0.0) for pid in link.proposition_ids)
+        scores[link.entity_id] = total / math.pow(max(link.degree, 1), damping)
+    return scores
+
+
+def rank_vote(
+    ranked: Sequence[tuple[int, int]],
+    weight: float = 1.0,
+    offset: float = 0.0,
+    uniform: bool = False,
+) -> dict[int, float]:
+    """Passage scores from propositions ranked best-first, given as (proposition, passage) pairs.
+
+    RankVote: `score(d) = Σ w / (r(p) + c)` with ranks r = 1, 2, …; `uniform` gives every
+    proposition the same vote w (the uniform-vote ablation).
+    """
+    scores: dict[int, float] = defaultdict(float)
+    for rank, (_, passage) in enumerate(ranked, start=1):
+        scores[passage] += weight if uniform else weight / (rank + offset)
+    return dict(scores)
