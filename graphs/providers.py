@@ -79,3 +79,49 @@ def make_llm_client(
         use_cache=use_cache,
         concurrency=concurrency,
     )
+
+
+def model_name_of(spec: str) -> str:
+    """The name a spec's model is cached and billed under, known without building the model."""
+    if spec == "local":
+        from graphs.gguf_assembly import QWEN_FILE_NAME
+
+        return f"local:{QWEN_FILE_NAME}"
+    if spec.startswith("local:"):
+        rest = spec.removeprefix("local:")
+        if rest == "smollm2":
+            from graphs.gguf_assembly import smollm2_gguf_path
+
+            return f"local:{smollm2_gguf_path().name}"
+        return f"local:{Path(rest).name}"
+    if spec.startswith("scripted:"):
+        return "scripted"
+    return spec
+
+
+def lazy_llm_client(
+    spec: str,
+    *,
+    temperature: float,
+    api_key: str | None,
+    model_dir: Path,
+    engine: Engine | None,
+    use_cache: bool,
+    concurrency: int,
+) -> LlmClient:
+    """An LlmClient that builds its model on the first real call (cache hits never build it)."""
+
+    def build() -> tuple[BaseChatModel, BaseChatModel]:
+        models = make_chat_models(
+            spec, temperature=temperature, api_key=api_key, model_dir=model_dir
+        )
+        return models.text, models.json
+
+    return LlmClient(
+        model=None,
+        model_name=model_name_of(spec),
+        engine=engine,
+        use_cache=use_cache,
+        concurrency=concurrency,
+        factory=build,
+    )

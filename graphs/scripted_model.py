@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,8 @@ class ScriptedReply(BaseModel):
     input_tokens: int = 100
     output_tokens: int = 10
     times: int | None = Field(default=None, description="use at most this often (None: always)")
+    delay_s: float = Field(default=0.0, description="seconds to wait before answering")
+    error: str | None = Field(default=None, description="raise RuntimeError(error) instead")
 
 
 class NoScriptedReply(LookupError):
@@ -72,6 +75,10 @@ class ScriptedChatModel(BaseChatModel):
             self._used[rule_index] = self._used.get(rule_index, 0) + 1
             self._prompts.append(prompt)
         rule = self.rules[rule_index]
+        if rule.delay_s:
+            time.sleep(rule.delay_s)
+        if rule.error is not None:
+            raise RuntimeError(rule.error)
         message = AIMessage(
             content=rule.reply,
             usage_metadata={

@@ -145,10 +145,13 @@ def parse_reply(text: str, schema: type[Schema]) -> Schema:
 class LlmClient:
     """A chat model plus the store's cache and ledger; one per model role (chat, judge, …)."""
 
-    model: BaseChatModel
+    model: BaseChatModel | None
     model_name: str
     engine: Engine | None = None
     json_model: BaseChatModel | None = None
+    #: Builds (text model, JSON model) on first use, so a run that never calls the LLM (spaCy
+    #: indexing, retrieval evals) never loads or assembles model weights.
+    factory: Callable[[], tuple[BaseChatModel, BaseChatModel]] | None = None
     use_cache: bool = True
     max_attempts: int = 5
     backoff_s: float = 1.0
@@ -244,7 +247,12 @@ class LlmClient:
     async def _call_with_retries(
         self, messages: Sequence[BaseMessage], json_mode: bool
     ) -> LlmResult:
+        if self.model is None:
+            if self.factory is None:
+                raise LlmCallError(f"{self.model_name}: no model and no factory to build one")
+            self.model, self.json_model = await asyncio.to_thread(self.factory)
         model = self.json_model if json_mode and self.json_model is not None else self.model
+        assert model is not None
         delay = self.backoff_s
         for attempt in range(1, self.max_attempts + 1):
             started = time.perf_counter()

@@ -26,11 +26,16 @@ def vector_literal(vector: FloatVector) -> str:
 # The BM25 of one table, over the lexemes of the keyword text. Document frequencies are counted
 # from the matching rows themselves (every row holding a query lexeme is in `matches`), and N and
 # avgdl come from the corpus counters kept in the same transactions as the rows: so the scores stay
-# exact as passages are added later, with no separate statistics to rebuild.
+# exact as passages are added later, with no separate statistics to rebuild. Excluded (visited) rows
+# are dropped only after df is counted: what an agent has seen must not change a word's rarity.
+# The tsquery is cast from the quoted lexemes rather than re-parsed by to_tsquery, which would turn
+# a compound lexeme ('state-of-the-art', URLs) into a phrase that never matches the stored vector.
 _BM25_SQL = """
 WITH query AS (
     SELECT array_agg(lexeme) AS lexemes,
-           to_tsquery('simple', string_agg(quote_literal(lexeme), ' | ')) AS tsq
+           string_agg(chr(39) || replace(replace(lexeme, chr(92), chr(92) || chr(92)),
+                                         chr(39), chr(39) || chr(39)) || chr(39),
+                      ' | ')::tsquery AS tsq
     FROM unnest(tsvector_to_array(to_tsvector('{config}', :keywords))) AS lexeme
 ),
 stats AS (
@@ -42,7 +47,6 @@ matches AS (
     SELECT t.id, t.n_lexemes, u.lexeme, cardinality(u.positions) AS tf
     FROM {table} AS t, query, unnest(t.tsv) AS u
     WHERE t.corpus_id = :corpus AND t.tsv @@ query.tsq AND u.lexeme = ANY(query.lexemes)
-      AND NOT (t.id = ANY(:exclude))
 ),
 df AS (SELECT lexeme, count(*) AS df FROM matches GROUP BY lexeme)
 SELECT m.id,
@@ -50,6 +54,7 @@ SELECT m.id,
            * m.tf * ({k1} + 1)
            / (m.tf + {k1} * (1 - {b} + {b} * m.n_lexemes / stats.avgdl))) AS score
 FROM matches m JOIN df USING (lexeme), stats
+WHERE NOT (m.id = ANY(:exclude))
 GROUP BY m.id
 ORDER BY score DESC, m.id
 LIMIT :k

@@ -1,0 +1,46 @@
+"""Hybrid search over propositions and entity scoring, off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from nodes.embedding import Embedder
+from nodes.deps import NodeServices
+from store.grasp_retrieval import EntitySearch, RetrievalParams, search_entities
+from store.retrieval import FloatVector
+
+
+async def embed_query(embedder: Embedder, statement: str) -> FloatVector:
+    """The statement's vector (embedders may be slow or remote, so in a thread)."""
+    vectors = await asyncio.to_thread(embedder.embed, [statement])
+    return vectors[0]
+
+
+def keyword_text(keywords: Sequence[str], statement: str) -> str:
+    """The BM25 query text; the statement itself when the model gave no keywords."""
+    joined = " ".join(k.strip() for k in keywords if k.strip())
+    return joined or statement
+
+
+async def search(
+    services: NodeServices,
+    corpus_id: int,
+    statement: str,
+    keywords: Sequence[str],
+    params: RetrievalParams,
+    visited_propositions: Sequence[int],
+    visited_entities: Sequence[int],
+) -> EntitySearch:
+    """Score unvisited propositions by s(p) and return the top unvisited entities (spec §2.2 2–3)."""
+    query = await embed_query(services.embedder, statement)
+    return await asyncio.to_thread(
+        search_entities,
+        services.engine,
+        corpus_id,
+        query,
+        keyword_text(keywords, statement),
+        params,
+        visited_propositions,
+        visited_entities,
+    )

