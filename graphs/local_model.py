@@ -11,32 +11,41 @@ from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import (
-    AIMessage,
-    BaseMessage,
-    ChatMessage,
-    HumanMessage,
-    SystemMessage,
-)
+from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.output_parsers import JsonOutputParser, PydanticOutputParser
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
-from graphs.gguf_assembly import DEFAULT_MODEL_DIR, ModelIntegrityError, resolve_gguf
+from graphs.gguf_assembly import (
+    DEFAULT_MODEL_DIR,
+    ModelIntegrityError,
+    ModelPartsMissingError,
+    resolve_gguf,
+)
 
 __all__ = [
     "DEFAULT_MODEL_DIR",
     "LocalLlamaChatModel",
     "ModelIntegrityError",
+    "ModelPartsMissingError",
     "load_local_chat_model",
     "to_openai_messages",
 ]
 
-# Chat-template tokens (role markers, separators) that a plain tokenize of the contents misses.
+# What a plain tokenize of the contents misses: role markers and separators per message, and the
+# default system prompt some chat templates (Qwen's) add; measured ≈5 and ≈22 tokens.
 _TEMPLATE_TOKENS_PER_MESSAGE = 8
+_TEMPLATE_TOKENS_FIXED = 32
 _JSON_OBJECT: dict[str, Any] = {"type": "json_object"}
+# The native build's AMX path crashes at the first inference on these CPUs; pip's wheel cache
+# ignores CMAKE_ARGS, hence --no-cache-dir.
+LLAMA_CPP_PIP_COMMAND = (
+    'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON '
+    '-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF" '
+    "pip install --no-cache-dir llama-cpp-python==0.3.36"
+)
 
 
 class _SharedLlama:
@@ -65,12 +74,19 @@ def _load_shared(model_path: str, n_ctx: int, n_threads: int | None, seed: int) 
         shared = _LOADED.get(key)
         if shared is None:
             # Imported here so that modules importing this one do not need the compiled runtime.
-            from llama_cpp import Llama
+            try:
+                from llama_cpp import Llama
+            except ImportError as exc:
+                raise ModelPartsMissingError(
+                    f"llama-cpp-python is not installed; build it with: {LLAMA_CPP_PIP_COMMAND}"
+                ) from exc
 
+            threads = n_threads or _available_cores()
             llama = Llama(
                 model_path=key[0],
                 n_ctx=n_ctx,
-                n_threads=n_threads or _available_cores(),
+                n_threads=threads,
+                n_threads_batch=threads,
                 seed=seed,
                 verbose=False,
             )
@@ -147,8 +163,9 @@ class LocalLlamaChatModel(BaseChatModel):
         return _load_shared(self.model_path, self.n_ctx, self.n_threads, self.seed)
 
     def _check_prompt_fits(self, llama: Any, messages: list[dict[str, str]]) -> None:
-        # llama.cpp's own overflow error comes mid-call and names no sizes; fail early and plainly.
-        tokens = sum(
+        # An estimate (the template is applied inside llama.cpp), checked before any decoding starts
+        # so the error names both sizes and the fix.
+        tokens = _TEMPLATE_TOKENS_FIXED + sum(
             len(llama.tokenize(m["content"].encode("utf-8"), add_bos=False, special=True))
             + _TEMPLATE_TOKENS_PER_MESSAGE
             for m in messages

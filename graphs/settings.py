@@ -12,6 +12,11 @@ LOCAL_CHAT = "local"
 LOCAL_EMBEDDER = "local:all-MiniLM-L6-v2"
 
 
+def _default_model_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "grasp" / "models"
+
+
 def _default_data_dir() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "grasp"
@@ -29,6 +34,7 @@ class Settings:
     google_api_key: str | None = None
     llm_cache: bool = True
     llm_concurrency: int = 4
+    model_dir: Path = field(default_factory=_default_model_dir)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -47,12 +53,10 @@ class Settings:
             google_api_key=key,
             llm_cache=env.get("GRASP_LLM_CACHE", "1").lower() not in {"0", "false", "no", "off"},
             llm_concurrency=int(env.get("GRASP_LLM_CONCURRENCY", "4")),
+            model_dir=Path(env["GRASP_MODEL_DIR"])
+            if env.get("GRASP_MODEL_DIR")
+            else _default_model_dir(),
         )
-
-    @property
-    def model_dir(self) -> Path:
-        """Where assembled GGUF files are kept."""
-        return self.data_dir / "models"
 
     @property
     def pg_data_dir(self) -> Path:

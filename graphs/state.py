@@ -1,10 +1,16 @@
-"""State of the GRASP agent graph and its sub-agents: typed dicts and their pure reducers."""
+"""State of the GRASP agent graph and its sub-agents: typed dicts and their pure reducers.
+
+TypedDicts come from typing_extensions: pydantic (which builds the schemas Studio shows) refuses
+typing.TypedDict before Python 3.12.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, NotRequired
+
+from typing_extensions import TypedDict
 
 from nodes.llm_client import LlmResult
 
@@ -28,6 +34,7 @@ class CallUsage(TypedDict):
     input: int
     output: int
     cached: bool
+    latency_s: float
 
 
 class NodeUsage(TypedDict):
@@ -76,6 +83,7 @@ class Candidate(TypedDict):
     name: str
     type: str
     score: float
+    degree: int
     propositions: list[str]
 
 
@@ -124,6 +132,7 @@ def tally(
             input=r.input_tokens,
             output=r.output_tokens,
             cached=r.cached,
+            latency_s=round(r.latency_s, 3),
         )
         for r in results
     ]
@@ -141,8 +150,13 @@ def tally(
 
 
 def merge_answers(left: dict[int, str], right: dict[int, str]) -> dict[int, str]:
-    """Union of answered sub-questions (each is answered by exactly one sub-agent), sorted by index."""
-    return dict(sorted({**left, **right}.items()))
+    """Union of answered sub-questions (each is answered by exactly one sub-agent), sorted by index.
+
+    Keys are coerced to int because state that went through JSON (the dev server's API, a state
+    edited in Studio) comes back with "1" for 1.
+    """
+    merged = {int(k): v for side in (left, right) for k, v in side.items()}
+    return dict(sorted(merged.items()))
 
 
 def union_ids(left: list[int], right: list[int]) -> list[int]:
@@ -178,7 +192,7 @@ def merge_observations(left: ObservationLog, right: ObservationLog) -> Observati
     if not caps:
         return ObservationLog(items=items)
     cap = max(min(caps), 0)
-    return ObservationLog(cap=cap, items=items[len(items) - cap :] if cap else [])
+    return ObservationLog(cap=cap, items=items[max(len(items) - cap, 0) :])
 
 
 class GraspInput(TypedDict):

@@ -164,7 +164,10 @@ class LlmExtractor:
                 validate=validator(len(passages)),
             )
         except MalformedOutput as exc:
-            outcome.llm_calls += 2
+            for result in exc.results:
+                outcome.llm_calls += 1
+                outcome.input_tokens += result.input_tokens
+                outcome.output_tokens += result.output_tokens
             if len(passages) == 1:
                 outcome.failures.append(
                     ExtractionFailed(passages[0].id, f"malformed model output: {exc}", exc.raw)

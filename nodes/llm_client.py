@@ -53,6 +53,8 @@ class MalformedOutput(ValueError):
     def __init__(self, message: str, raw: str) -> None:
         super().__init__(message)
         self.raw = raw
+        #: Every call spent before giving up, so callers can still bill their tokens.
+        self.results: list[LlmResult] = []
 
 
 @dataclass(frozen=True)
@@ -213,6 +215,7 @@ class LlmClient:
                 ),
             ]
         assert last_error is not None
+        last_error.results = results
         raise last_error
 
     async def _complete_uncached_on_failure(

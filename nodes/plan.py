@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict, Field
 
 from nodes.llm_client import CallTag, LlmClient, LlmResult, system_and_user
-from nodes.plan_dag import PlanStep, build_dag
+from nodes.plan_dag import PlanError, PlanStep, build_dag
 
 SYSTEM = """\
 You split a question that needs several facts into single-hop sub-questions. A search agent will \
@@ -51,20 +52,42 @@ class PlanReply(BaseModel):
     sub_questions: list[str] = Field(description="single-hop sub-questions, #k = answer of step k")
 
 
-def check_plan(reply: PlanReply) -> None:
-    """Reject (so the model is asked again, with the reason) a plan whose DAG is broken."""
-    build_dag(reply.sub_questions)
+REASK = """\
+That plan cannot be run: {problem}. Write it again so that every #k names an earlier \
+sub-question and no sub-question needs its own answer. Reply with the JSON object only."""
+
+
+class PlanRejected(PlanError):
+    """The planner kept producing a plan that cannot be run; carries the calls it cost."""
+
+    def __init__(self, message: str, results: list[LlmResult]) -> None:
+        super().__init__(message)
+        self.results = results
 
 
 async def make_plan(
-    llm: LlmClient, question: str, tag: CallTag
+    llm: LlmClient, question: str, tag: CallTag, attempts: int = 2
 ) -> tuple[str, list[PlanStep], list[LlmResult]]:
-    """Plan `question`: (plan text, validated steps, the calls made).
+    """Plan `question`: (plan text, validated steps, every call made).
 
-    A reply whose placeholders reference a missing step or form a cycle is re-asked once with the
-    problem stated; if it is still broken, MalformedOutput (a ValueError) says why.
+    A plan whose placeholders reference a missing step or form a cycle is asked for again with
+    the problem stated; after `attempts` broken plans, PlanRejected says what is wrong. A reply
+    that is not valid JSON is the client's to re-ask (MalformedOutput when it stays broken).
     """
-    reply, results = await llm.complete_json(
-        system_and_user(SYSTEM, USER.format(question=question)), PlanReply, tag, check_plan
-    )
-    return reply.plan.strip(), build_dag(reply.sub_questions), results
+    first = system_and_user(SYSTEM, USER.format(question=question))
+    messages: list[BaseMessage] = list(first)
+    calls: list[LlmResult] = []
+    problem = PlanError("no attempt was made")
+    for _ in range(attempts):
+        reply, results = await llm.complete_json(messages, PlanReply, tag)
+        calls.extend(results)
+        try:
+            return reply.plan.strip(), build_dag(reply.sub_questions), calls
+        except PlanError as error:
+            problem = error
+            messages = [
+                *first,
+                AIMessage(content=reply.model_dump_json()),
+                HumanMessage(content=REASK.format(problem=error)),
+            ]
+    raise PlanRejected(str(problem), calls)

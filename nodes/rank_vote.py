@@ -66,7 +66,9 @@ def _voted(
     visited: Sequence[int],
 ) -> EvidenceResult:
     vote = vote_passages(services.engine, query, entities, params, visited)
-    items = [Evidence(v.passage.id, v.passage.title, v.passage.text, v.score) for v in vote.passages]
+    items = [
+        Evidence(v.passage.id, v.passage.title, v.passage.text, v.score) for v in vote.passages
+    ]
     return EvidenceResult(items, vote.proposition_ids)
 
 
@@ -86,9 +88,7 @@ def _propositions(
     return EvidenceResult(items, [pid for pid, _, _ in keep])
 
 
-def _dense(
-    services: NodeServices, corpus_id: int, query: FloatVector, k: int
-) -> EvidenceResult:
+def _dense(services: NodeServices, corpus_id: int, query: FloatVector, k: int) -> EvidenceResult:
     with transaction(services.engine) as session:
         best = top_k(dense_passages(session, corpus_id, query, k), k)
         passages = passage_texts(session, [pid for pid, _ in best])

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from nodes.embedding import Embedder
 from nodes.deps import NodeServices
+from nodes.embedding import Embedder
 from store.grasp_retrieval import EntitySearch, RetrievalParams, search_entities
 from store.retrieval import FloatVector
 

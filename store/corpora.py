@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, func, select, update
+from sqlalchemy import Engine, delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert
 
 from store.engine import StoreError, transaction
@@ -196,3 +196,18 @@ def corpus_stats(engine: Engine, name: str) -> CorpusStats:
         edges=edges,
         failures=failures,
     )
+
+
+def delete_corpus(engine: Engine, name: str) -> bool:
+    """Remove a corpus and everything in it; return whether it existed."""
+    with transaction(engine) as session:
+        deleted = session.execute(delete(Corpus).where(Corpus.name == name)).rowcount  # type: ignore[attr-defined]
+    return bool(deleted)
+
+
+def database_size_bytes(engine: Engine) -> int:
+    """Size of the current database on disk."""
+    with transaction(engine) as session:
+        return int(
+            session.execute(select(func.pg_database_size(func.current_database()))).scalar_one()
+        )

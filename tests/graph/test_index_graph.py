@@ -14,7 +14,7 @@ from nodes.llm_client import LlmClient
 from store.engine import transaction
 from store.models import ExtractionFailure, LlmCall, Proposition
 from tests.conftest import SHARED_DATA
-from tests.graph.index_fixtures import BATCH, DEISSEROTH, EAGLEMAN, SUDHOF, single
+from tests.graph.index_fixtures import BATCH, EAGLEMAN, SUDHOF, single
 
 SAMPLE = [
     {"title": p.title, "text": p.text} for p in read_corpus(SHARED_DATA / "sample_corpus.json")
