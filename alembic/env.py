@@ -13,6 +13,17 @@ from store.models import Base
 config = context.config
 target_metadata = Base.metadata
 
+#: Created and migrated by langgraph-checkpoint-postgres's own `setup()` (graphs/checkpoints.py),
+#: in the same database: alembic must neither drop them nor report them as drift.
+LANGGRAPH_TABLES = frozenset(
+    {"checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations"}
+)
+
+
+def include_name(name: str | None, type_: str, parent_names: object) -> bool:
+    """Leave the LangGraph checkpointer's tables out of autogenerate comparisons."""
+    return not (type_ == "table" and name in LANGGRAPH_TABLES)
+
 
 def _url() -> str:
     url = config.get_main_option("sqlalchemy.url") or os.environ.get("DATABASE_URL")
@@ -22,7 +33,12 @@ def _url() -> str:
 
 
 def run_migrations_offline() -> None:
-    context.configure(url=_url(), target_metadata=target_metadata, literal_binds=True)
+    context.configure(
+        url=_url(),
+        target_metadata=target_metadata,
+        literal_binds=True,
+        include_name=include_name,
+    )
     with context.begin_transaction():
         context.run_migrations()
 
@@ -30,7 +46,9 @@ def run_migrations_offline() -> None:
 def run_migrations_online() -> None:
     engine = create_engine(_url(), poolclass=pool.NullPool)
     with engine.connect() as connection:
-        context.configure(connection=connection, target_metadata=target_metadata)
+        context.configure(
+            connection=connection, target_metadata=target_metadata, include_name=include_name
+        )
         with context.begin_transaction():
             context.run_migrations()
 

@@ -7,13 +7,14 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from graphs.corpus_files import SourcePassage, join_sentences, passage_match_key
 
 _HOPS_PREFIX = re.compile(r"^(\d+)hop")
 _PLACEHOLDER = re.compile(r"#(\d+)")
 _LONGBENCH_HEADER = re.compile(r"(?:^|\n)Passage (\d+):\n")
+Key = TypeVar("Key")
 _2WIKI_TYPES = frozenset({"comparison", "inference", "compositional", "bridge_comparison"})
 
 
@@ -251,10 +252,10 @@ def load_longbench(path: Path, dataset: str | None = None) -> list[LongBenchSamp
 
 
 def resolve_gold_passages(
-    example: QAExample, corpus_index: Mapping[tuple[str, str], str]
-) -> list[str]:
+    example: QAExample, corpus_index: Mapping[tuple[str, str], Key]
+) -> list[Key]:
     """Map the example's gold passages to passage keys; index keys are `passage_match_key`s."""
-    keys: list[str] = []
+    keys: list[Key] = []
     for gold in example.gold_passages:
         key = corpus_index.get(passage_match_key(gold.title, gold.text))
         if key is None:

@@ -6,7 +6,7 @@ import math
 import re
 import string
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Hashable, Sequence
 
 _PUNCTUATION = frozenset(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -84,7 +84,7 @@ def success_economy(
     return sum(tokens) / bits
 
 
-def recall_at_k(retrieved: Sequence[str], gold: Collection[str], k: int) -> float:
+def recall_at_k(retrieved: Sequence[Hashable], gold: Collection[Hashable], k: int) -> float:
     """Fraction of the gold passages found among the first k retrieved: |top-k ∩ gold| / |gold|."""
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
@@ -94,7 +94,7 @@ def recall_at_k(retrieved: Sequence[str], gold: Collection[str], k: int) -> floa
     return len(set(retrieved[:k]) & gold_set) / len(gold_set)
 
 
-def precision(retrieved: Sequence[str], gold: Collection[str]) -> float:
+def precision(retrieved: Sequence[Hashable], gold: Collection[Hashable]) -> float:
     """Fraction of the distinct retrieved passages that are gold; 0.0 when nothing is retrieved."""
     retrieved_set = set(retrieved)
     if not retrieved_set:

@@ -23,25 +23,16 @@ from store.corpora import add_passages, content_hash, corpus_stats, ensure_corpu
 from store.engine import transaction
 from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
 from store.grasp_retrieval import RetrievalParams, search_entities, vote_passages
-from store.models import (
-    EMBEDDING_DIM,
-    Corpus,
-    Entity,
-    EntityProposition,
-    Passage,
-    Proposition,
-)
+from store.models import EMBEDDING_DIM, Corpus, Entity, EntityProposition, Passage, Proposition
 
 Vectors = npt.NDArray[np.float32]
 RANDOM_EMBEDDER = "bench:random-clustered"
-PROPOSITIONS_PER_PASSAGE = 5
+PER_PASSAGE = 5  # propositions per passage
 PASSAGES_PER_BATCH = 200
 WARM_UP = 20
 TOP_ENTITIES = 3
 TARGET_P50_MS = 25.0
-_CONSONANTS = "bdfgklmnprstvz"
-_VOWELS = "aeiou"
-_SYLLABLES = [c + v for c in _CONSONANTS for v in _VOWELS]  # 70 syllables
+_SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]  # 70 syllables
 
 
 def register(sub: Any) -> None:
@@ -58,7 +49,7 @@ def register(sub: Any) -> None:
         "--embedder",
         choices=["random", "hash", "local"],
         default="random",
-        help="random: clustered random unit vectors (default); hash or local: embed the text",
+        help="random: clustered random unit vectors (default); hash or local: embed the texts",
     )
     retrieve.add_argument("--seed", type=int, default=0)
     retrieve.add_argument("--rebuild", action="store_true", help="delete the corpus and build anew")
@@ -73,7 +64,7 @@ def register(sub: Any) -> None:
 
 
 def _word(index: int, syllables: int) -> str:
-    """A pronounceable made-up word, distinct for every index below 70**syllables."""
+    """A made-up word, distinct for every index below 70**syllables (and never a stop word)."""
     parts = []
     for _ in range(syllables):
         index, digit = divmod(index, len(_SYLLABLES))
@@ -81,9 +72,9 @@ def _word(index: int, syllables: int) -> str:
     return "".join(parts) + "n"
 
 
-def _zipf(rng: np.random.Generator, size: int, count: int, exponent: float = 1.0) -> np.ndarray:
-    weights = 1.0 / np.arange(1, size + 1) ** exponent
-    return rng.choice(size, count, p=weights / weights.sum())
+def _zipf(rng: np.random.Generator, size: int, shape: int | tuple[int, int]) -> np.ndarray:
+    weights = 1.0 / np.arange(1, size + 1)
+    return rng.choice(size, shape, p=weights / weights.sum())
 
 
 def _unit(rng: np.random.Generator, rows: int) -> Vectors:
@@ -104,82 +95,64 @@ class Synthetic:
 def generate(n_propositions: int, seed: int, with_vectors: bool) -> Synthetic:
     """Deterministic for (n, seed), so an interrupted build resumes on the same passages."""
     rng = np.random.default_rng(seed)
-    n_passages = max(1, n_propositions // PROPOSITIONS_PER_PASSAGE)
+    n_passages = max(1, n_propositions // PER_PASSAGE)
     names = [_word(i, 3).capitalize() for i in range(max(1, n_propositions // 4))]
     fillers = [_word(i, 2) for i in range(3000)]
-    entity = _zipf(rng, len(names), n_passages * PROPOSITIONS_PER_PASSAGE)
-    filler = _zipf(rng, len(fillers), (n_passages * PROPOSITIONS_PER_PASSAGE, 6))
-    propositions = [
-        [
-            f"{names[entity[k]]} {' '.join(fillers[f] for f in filler[k])}."
-            for k in range(p * PROPOSITIONS_PER_PASSAGE, (p + 1) * PROPOSITIONS_PER_PASSAGE)
-        ]
-        for p in range(n_passages)
+    entity = _zipf(rng, len(names), n_passages * PER_PASSAGE)
+    filler = _zipf(rng, len(fillers), (n_passages * PER_PASSAGE, 6))
+    statements = [
+        f"{names[e]} {' '.join(fillers[f] for f in words)}."
+        for e, words in zip(entity, filler, strict=True)
     ]
-    mentions = [
-        entity[p * PROPOSITIONS_PER_PASSAGE : (p + 1) * PROPOSITIONS_PER_PASSAGE].tolist()
-        for p in range(n_passages)
-    ]
+    propositions = [statements[p : p + PER_PASSAGE] for p in range(0, len(statements), PER_PASSAGE)]
+    mentions = [entity[p : p + PER_PASSAGE].tolist() for p in range(0, len(entity), PER_PASSAGE)]
     passages = [(f"Passage {p}", " ".join(props)) for p, props in enumerate(propositions)]
     vectors = None
     if with_vectors:
-        # Topic + entity + noise: a passage's propositions share a topic (cosine ≈ 0.5), those of one
-        # entity lean together (≈ 0.25), so a query near one proposition has real neighbours.
+        # Topic + entity + noise: a passage's propositions share a topic (cosine ≈ 0.5), those of
+        # one entity lean together (≈ 0.25), so a query near one proposition has real neighbours.
         topics = _unit(rng, max(1, n_passages // 5))
         entity_dirs = _unit(rng, len(names))
-        topic_of = np.repeat(rng.integers(0, len(topics), n_passages), PROPOSITIONS_PER_PASSAGE)
+        topic_of = np.repeat(rng.integers(0, len(topics), n_passages), PER_PASSAGE)
         noise = _unit(rng, len(entity))
         vectors = normalise_rows(topics[topic_of] + 0.7 * entity_dirs[entity] + 0.7 * noise)
     return Synthetic(passages, propositions, mentions, names, vectors)
 
 
-def _embedder(choice: str) -> tuple[str, Embedder | None]:
-    if choice == "random":
-        return RANDOM_EMBEDDER, None
-    embedder = make_embedder(choice)
-    return embedder.name, embedder
-
-
 def build(engine: Engine, corpus: int, data: Synthetic, embedder: Embedder | None) -> None:
     """Write passages and their extraction through the normal write path, batch by batch."""
     for start in range(0, len(data.passages), PASSAGES_PER_BATCH):
-        stop = min(start + PASSAGES_PER_BATCH, len(data.passages))
-        rows = add_passages(engine, corpus, data.passages[start:stop])
+        rows = add_passages(engine, corpus, data.passages[start : start + PASSAGES_PER_BATCH])
+        todo = [(start + i, row.id) for i, row in enumerate(rows) if row.status != "done"]
+        if not todo:
+            continue
+        if embedder is not None:
+            flat = embedder.embed([s for index, _ in todo for s in data.propositions[index]])
+        else:
+            assert data.vectors is not None
+            flat = np.concatenate(
+                [data.vectors[i * PER_PASSAGE : (i + 1) * PER_PASSAGE] for i, _ in todo]
+            )
         items = []
-        for offset, row in enumerate(rows):
-            if row.status == "done":
-                continue
-            index = start + offset
-            statements = data.propositions[index]
-            if embedder is not None:
-                vectors = embedder.embed(statements)
-            else:
-                assert data.vectors is not None
-                first = index * PROPOSITIONS_PER_PASSAGE
-                vectors = data.vectors[first : first + len(statements)]
+        for n, (index, passage_id) in enumerate(todo):
             positions: dict[int, list[int]] = defaultdict(list)
             for position, entity in enumerate(data.mentions[index]):
                 positions[entity].append(position)
             entities = [
                 ExtractedEntity(data.names[e], "Thing", tuple(ps)) for e, ps in positions.items()
             ]
-            items.append(ExtractedPassage(row.id, statements, vectors, entities))
-        if items:
-            write_extracted(engine, corpus, items)
-
-
-def _n_propositions(engine: Engine, corpus: int) -> int:
-    with transaction(engine) as session:
-        return int(
-            session.execute(select(Corpus.n_propositions).where(Corpus.id == corpus)).one()[0]
-        )
+            vectors = flat[n * PER_PASSAGE : (n + 1) * PER_PASSAGE]
+            items.append(ExtractedPassage(passage_id, data.propositions[index], vectors, entities))
+        write_extracted(engine, corpus, items)
 
 
 def _queries(
     engine: Engine, corpus: int, count: int, seed: int, embedder: Embedder | None
 ) -> list[tuple[Vectors, str]]:
-    """Query vectors near sampled propositions + three keywords: the proposition's own entity and
-    two drawn per edge (so popular entities come up as often as in the corpus).
+    """Query vectors near sampled propositions, each with three keywords.
+
+    The keywords are the proposition's own entity and two entities drawn per edge, so a popular
+    entity comes up as often as it occurs in the corpus (the hard case for BM25).
     """
     rng = np.random.default_rng(seed + 1)
     with transaction(engine) as session:
@@ -197,7 +170,7 @@ def _queries(
             .join(Entity, Entity.id == EntityProposition.entity_id)
             .where(Entity.corpus_id == corpus)
         ).all()
-    own = {pid: name for pid, name in edge_names}
+    own = dict(edge_names)
     by_id = {row[0]: row for row in rows}
     ordered = [by_id[pid] for pid in chosen]
     if embedder is not None:
@@ -225,10 +198,38 @@ def _cpu_model() -> str:
 
 def _line(label: str, values: list[float]) -> str:
     ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, int(np.ceil(0.95 * len(ordered))) - 1)]
-    return (
-        f"{label:<18}{statistics.median(ordered):>8.1f}{p95:>8.1f}{statistics.fmean(ordered):>8.1f}"
-    )
+    p95 = ordered[max(0, int(np.ceil(0.95 * len(ordered))) - 1)]
+    median, mean = statistics.median(ordered), statistics.fmean(ordered)
+    return f"{label:<18}{median:>8.1f}{p95:>8.1f}{mean:>8.1f}"
+
+
+def _prepare(
+    engine: Engine, args: argparse.Namespace, embedder: Embedder | None
+) -> tuple[int, str]:
+    """The corpus id and how long its build took (or that an existing build was reused)."""
+    name = RANDOM_EMBEDDER if embedder is None else embedder.name
+    if args.rebuild:
+        with transaction(engine) as session:
+            session.execute(delete(Corpus).where(Corpus.name == args.corpus))
+    corpus = ensure_corpus(engine, args.corpus, name)
+    with transaction(engine) as session:
+        existing = session.execute(
+            select(Corpus.n_propositions).where(Corpus.id == corpus)
+        ).scalar_one()
+    if existing >= max(1, args.propositions // PER_PASSAGE) * PER_PASSAGE:
+        return corpus, "reused (built earlier)"
+    data = generate(args.propositions, args.seed, with_vectors=embedder is None)
+    if existing and not _holds(engine, corpus, data.passages[0]):
+        raise SystemExit(
+            f"corpus {args.corpus!r} holds {existing} propositions of another build; "
+            "pass --rebuild or another --corpus"
+        )
+    started = time.perf_counter()
+    build(engine, corpus, data, embedder)
+    written = time.perf_counter()
+    _vacuum_analyze(engine)
+    vacuumed = time.perf_counter()
+    return corpus, f"{written - started:.1f} s writing + {vacuumed - written:.1f} s VACUUM ANALYZE"
 
 
 def handle_retrieve(args: argparse.Namespace) -> int:
@@ -236,25 +237,8 @@ def handle_retrieve(args: argparse.Namespace) -> int:
     from graphs.services import open_engine
 
     engine, _ = open_engine(Settings.from_env())
-    embedder_name, embedder = _embedder(args.embedder)
-    if args.rebuild:
-        with transaction(engine) as session:
-            session.execute(delete(Corpus).where(Corpus.name == args.corpus))
-    corpus = ensure_corpus(engine, args.corpus, embedder_name)
-    existing = _n_propositions(engine, corpus)
-    wanted = max(1, args.propositions // PROPOSITIONS_PER_PASSAGE) * PROPOSITIONS_PER_PASSAGE
-    build_s: float | None = None
-    if existing < wanted:
-        data = generate(args.propositions, args.seed, with_vectors=embedder is None)
-        if existing and not _holds(engine, corpus, data.passages[0]):
-            raise SystemExit(
-                f"corpus {args.corpus!r} holds {existing} propositions of another build; "
-                "pass --rebuild or another --corpus"
-            )
-        started = time.perf_counter()
-        build(engine, corpus, data, embedder)
-        _vacuum_analyze(engine)
-        build_s = time.perf_counter() - started
+    embedder = None if args.embedder == "random" else make_embedder(args.embedder)
+    corpus, built = _prepare(engine, args, embedder)
     queries = _queries(engine, corpus, args.queries + WARM_UP, args.seed, embedder)
     params = RetrievalParams()
     timings: dict[str, list[float]] = defaultdict(list)
@@ -272,13 +256,14 @@ def handle_retrieve(args: argparse.Namespace) -> int:
     with engine.connect() as conn:
         server = str(conn.execute(text("SHOW server_version")).scalar()).split()[0]
     p50 = statistics.median(timings["total"])
-    built = "reused (built earlier)" if build_s is None else f"{build_s:.1f} s"
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     for line in (
-        f"grasp bench retrieve — corpus {args.corpus!r}, embedder {embedder_name}",
+        f"grasp bench retrieve — corpus {args.corpus!r}, embedder "
+        f"{RANDOM_EMBEDDER if embedder is None else embedder.name}",
         f"corpus: {stats.passages} passages, {stats.propositions} propositions, "
         f"{stats.entities} entities, {stats.edges} entity–proposition edges",
         f"build: {built}",
-        f"hardware: {os.cpu_count()} CPUs, {_cpu_model()}; PostgreSQL {server}",
+        f"hardware: {os.cpu_count()} CPUs, {_cpu_model()}; PostgreSQL {server}; load average {load}",
         f"queries: {args.queries} timed after {WARM_UP} warm-up; k_props={params.k_props}, "
         f"k_entities={params.k_entities}, top-{TOP_ENTITIES} entities to RankVote, "
         "query embedding excluded",

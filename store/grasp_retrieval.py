@@ -11,11 +11,9 @@ from store.engine import transaction
 from store.retrieval import (
     FloatVector,
     PassageText,
-    bm25_propositions,
-    cosines,
-    dense_propositions,
     entity_links,
     entity_propositions,
+    hybrid_candidates,
     passage_proposition_ids,
     passage_texts,
     proposition_texts,
@@ -85,10 +83,9 @@ def search_entities(
 ) -> EntitySearch:
     """Hybrid search over propositions (visited excluded) and score their entities."""
     with transaction(engine) as session:
-        dense = dense_propositions(session, corpus, query, params.k_props, visited_propositions)
-        lexical = bm25_propositions(session, corpus, keywords, params.k_props, visited_propositions)
-        missing = [pid for pid in lexical if pid not in dense]
-        cos = {**dense, **cosines(session, missing, query)}
+        cos, lexical = hybrid_candidates(
+            session, corpus, query, keywords, params.k_props, visited_propositions
+        )
         best = top_k(hybrid_scores(cos, lexical, params.lexical_weight), params.k_props)
         scores = dict(best)
         links = entity_links(session, list(scores), visited_entities)

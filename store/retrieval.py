@@ -33,8 +33,8 @@ def vector_literal(vector: FloatVector) -> str:
 # Speed (a frequent keyword matches thousands of rows): the double ts_delete keeps only the query's
 # lexemes of each row before unnesting, unnest runs in the select list (no tuple store per row),
 # df is a window count in the same pass, and the arithmetic is float8 (numeric ln is slow).
-_BM25_SQL = """
-WITH query AS (
+_BM25_CTES = """
+query AS (
     SELECT array_agg(lexeme) AS lexemes,
            string_agg(chr(39) || replace(replace(lexeme, chr(92), chr(92) || chr(92)),
                                          chr(39), chr(39) || chr(39)) || chr(39),
@@ -55,28 +55,52 @@ matches AS (
         FROM {table} AS t, query
         WHERE t.corpus_id = :corpus AND t.tsv @@ query.tsq
     ) AS per_row
-)
-SELECT m.id,
-       sum(ln(1 + (stats.n - m.df + 0.5) / (m.df + 0.5))
-           * m.tf * ({k1}::float8 + 1)
-           / (m.tf + {k1}::float8 * (1 - {b}::float8 + {b}::float8 * m.n_lexemes / stats.avgdl)))
-           AS score
-FROM matches m, stats
-WHERE NOT (m.id = ANY(:exclude))
-GROUP BY m.id
-ORDER BY score DESC, m.id
-LIMIT :k
-"""
+),
+lexical AS (
+    SELECT m.id,
+           sum(ln(1 + (stats.n - m.df + 0.5) / (m.df + 0.5))
+               * m.tf * ({k1}::float8 + 1)
+               / (m.tf + {k1}::float8 * (1 - {b}::float8 + {b}::float8 * m.n_lexemes / stats.avgdl)))
+               AS score
+    FROM matches m, stats
+    WHERE NOT (m.id = ANY(:exclude))
+    GROUP BY m.id
+    ORDER BY score DESC, m.id
+    LIMIT :k
+)"""
 
 
-def _bm25_sql(table: str, n_col: str, lex_col: str) -> str:
-    return _BM25_SQL.format(
+def _bm25_ctes(table: str, n_col: str, lex_col: str) -> str:
+    return _BM25_CTES.format(
         config=TS_CONFIG, table=table, n_col=n_col, lex_col=lex_col, k1=BM25_K1, b=BM25_B
     )
 
 
-BM25_PROPOSITIONS = text(_bm25_sql("propositions", "n_propositions", "n_proposition_lexemes"))
-BM25_PASSAGES = text(_bm25_sql("passages", "n_passages", "n_passage_lexemes"))
+_LEXICAL = "\nSELECT id, score FROM lexical ORDER BY score DESC, id"
+_PROPOSITION_CTES = _bm25_ctes("propositions", "n_propositions", "n_proposition_lexemes")
+BM25_PROPOSITIONS = text("WITH" + _PROPOSITION_CTES + _LEXICAL)
+BM25_PASSAGES = text("WITH" + _bm25_ctes("passages", "n_passages", "n_passage_lexemes") + _LEXICAL)
+
+# Dense top-k and BM25 top-k in one statement (one round trip, one vector parse): the cosine of
+# every candidate, and the BM25 score of the lexical ones (NULL for the dense-only ones).
+HYBRID_PROPOSITIONS = text(
+    "WITH"
+    + _PROPOSITION_CTES
+    + """,
+dense AS (
+    SELECT id, 1 - (embedding <=> CAST(:q AS vector)) AS cos
+    FROM propositions
+    WHERE corpus_id = :corpus AND NOT (id = ANY(:exclude))
+    ORDER BY embedding <=> CAST(:q AS vector)
+    LIMIT :k
+)
+SELECT coalesce(d.id, l.id),
+       coalesce(d.cos, (SELECT 1 - (p.embedding <=> CAST(:q AS vector))
+                        FROM propositions p WHERE p.id = l.id)),
+       l.score
+FROM dense d FULL JOIN lexical l ON l.id = d.id
+"""
+)
 
 DENSE_PROPOSITIONS = text("""
 SELECT id, 1 - (embedding <=> CAST(:q AS vector)) AS cos
@@ -157,6 +181,29 @@ def bm25_propositions(
         {"keywords": keywords, "corpus": corpus, "k": k, "exclude": _ids(exclude)},
     )
     return {int(r[0]): float(r[1]) for r in rows}
+
+
+def hybrid_candidates(
+    session: Session,
+    corpus: int,
+    query: FloatVector,
+    keywords: str,
+    k: int,
+    exclude: Sequence[int] = (),
+) -> tuple[dict[int, float], dict[int, float]]:
+    """Dense top-k ∪ BM25 top-k: (id → cosine for all of them, id → BM25 for the lexical ones)."""
+    rows = session.execute(
+        HYBRID_PROPOSITIONS,
+        {
+            "q": vector_literal(query),
+            "keywords": keywords,
+            "corpus": corpus,
+            "k": k,
+            "exclude": _ids(exclude),
+        },
+    ).all()
+    lexical = {int(r[0]): float(r[2]) for r in rows if r[2] is not None}
+    return {int(r[0]): float(r[1]) for r in rows}, lexical
 
 
 def cosines(session: Session, ids: Sequence[int], query: FloatVector) -> dict[int, float]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pytest
@@ -34,10 +35,12 @@ from store.retrieval import (
     bm25_passages,
     bm25_propositions,
     dense_propositions,
+    hybrid_candidates,
     vector_literal,
 )
 
 DIM = 384
+T = TypeVar("T")
 Q = np.eye(DIM, dtype=np.float32)[0]
 COSINES = {1: 0.9, 2: 0.8, 3: 0.5, 4: 0.3, 5: 0.6, 6: 0.1}
 TEXTS = {
@@ -72,7 +75,7 @@ def vector(cosine: float, axis: int) -> np.ndarray:
 
 
 def bm25(docs: dict[int, list[str]], query: list[str]) -> dict[int, float]:
-    """Independent BM25: k1 = 1.2, b = 0.75, dl = distinct lexemes, idf = ln(1 + (N−df+.5)/(df+.5))."""
+    """Plain BM25: k1 1.2, b 0.75, dl = distinct lexemes, idf = ln(1 + (N − df + .5)/(df + .5))."""
     n = len(docs)
     avgdl = sum(len(set(d)) for d in docs.values()) / n
     scores: dict[int, float] = {}
@@ -94,7 +97,7 @@ class Graph:
     prop: dict[int, int]  # p-number → row id
     entity: dict[str, int]  # name → row id
 
-    def props(self, scores: dict[int, float]) -> dict[int, float]:
+    def props(self, scores: dict[int, T]) -> dict[int, T]:
         """Translate row ids back to the p-numbers of the docstring."""
         back = {v: k for k, v in self.prop.items()}
         return {back[i]: s for i, s in scores.items()}
@@ -150,9 +153,7 @@ def test_lexemes_and_counters_are_the_hand_counted_ones(engine: Engine, graph: G
             )
         ).one()
     stored = {pid: (sorted(lexemes), n) for pid, lexemes, n in rows}
-    assert graph.props(stored) == {  # type: ignore[arg-type]
-        p: (sorted(set(lx)), len(set(lx))) for p, lx in LEXEMES.items()
-    }
+    assert graph.props(stored) == {p: (sorted(set(lx)), len(set(lx))) for p, lx in LEXEMES.items()}
     # N = 6, Σ dl = 3 + 3 + 3 + 4 + 3 + 3 = 19 → avgdl = 19/6
     assert tuple(counters) == (6, 19)
     assert len(graph.entity) == 5
@@ -224,6 +225,20 @@ def test_bm25_follows_the_corpus_as_it_grows(engine: Engine, graph: Graph) -> No
         {2: 1.185189, 7: 1.185189, 1: 0.842342, 3: 0.842342, 6: 0.842342}
     )
     assert graph.props(scores) == pytest.approx(bm25(grown, ["paint", "talmora"]))
+
+
+def test_hybrid_candidates_are_the_union_with_cosines_for_all(engine: Engine, graph: Graph) -> None:
+    with transaction(engine) as session:
+        cos, lexical = hybrid_candidates(session, graph.corpus, Q, "painted Talmora", 3)
+        seen_cos, seen_lexical = hybrid_candidates(
+            session, graph.corpus, Q, "painted Talmora", 3, exclude=[graph.prop[1]]
+        )
+    # dense top 3: p1, p2, p5; BM25 top 3: p2, then p1 and p3 tie (0.708400, smaller id first)
+    assert graph.props(cos) == pytest.approx({1: 0.9, 2: 0.8, 5: 0.6, 3: 0.5}, abs=1e-5)
+    assert graph.props(lexical) == pytest.approx({2: 1.574342, 1: 0.708400, 3: 0.708400})
+    # p1 visited: dense p2, p5, p3; BM25 p2, p3, p6 (df unchanged, so the same scores)
+    assert graph.props(seen_cos) == pytest.approx({2: 0.8, 5: 0.6, 3: 0.5, 6: 0.1}, abs=1e-5)
+    assert graph.props(seen_lexical) == pytest.approx({2: 1.574342, 3: 0.708400, 6: 0.708400})
 
 
 def test_search_entities_hand_ranking(engine: Engine, graph: Graph) -> None:

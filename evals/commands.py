@@ -1,0 +1,234 @@
+"""`grasp eval`, `grasp eval-retrieval` and `grasp eval-report`: argument parsing and wiring."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Callable
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from evals.baselines import DEFAULT_K
+from evals.closed_book import SAMPLING_TEMPERATURE
+from evals.gold import corpus_passage_index
+from evals.loaders import load_longbench, load_questions
+from evals.long_context import long_items, make_prepare
+from evals.qa_runner import METHODS, QaItem, QaRun, RunOutcome, evaluate
+from evals.reports import write_report
+from evals.results import RETRIEVAL_DIR, results_dir, safe_name, write_jsonl
+from evals.retrieval_eval import MODES, RETRIEVAL_METHODS, evaluate_retrieval, make_retriever
+from evals.summary import GroupSummary, format_number
+from graphs.context import GraspContext
+from graphs.providers import lazy_llm_client
+from graphs.services import Services, services_for
+from graphs.settings import Settings
+from nodes.llm_client import LlmClient
+from store.corpora import corpus_embedder, corpus_id
+from store.grasp_retrieval import RetrievalParams
+from store.ledger import corpus_token_totals
+
+
+def register(sub: Any) -> None:
+    """Add the three evaluation commands."""
+    qa = sub.add_parser("eval", help="answer a question set by one method and score it")
+    qa.add_argument("questions", type=Path, help="HippoRAG question JSON, or LongBench JSON lines")
+    qa.add_argument("--corpus", help="indexed corpus (pooled); results folder name (long)")
+    qa.add_argument("--method", choices=METHODS, default="grasp")
+    qa.add_argument("--setting", choices=["pooled", "long"], default="pooled")
+    qa.add_argument("--limit", type=int, default=0, help="only the first N questions")
+    qa.add_argument("--concurrency", type=int, default=1, help="questions in flight")
+    qa.add_argument("--p-samples", type=int, default=5, help="closed-book samples (0: no SE)")
+    qa.add_argument("--no-judge", action="store_true", help="EM/F1 only, no judge calls")
+    qa.add_argument("--k", type=int, default=DEFAULT_K, help="passages for dense/bm25")
+    qa.add_argument("--name", help="label and file name of this run (default: the method)")
+    qa.add_argument("--out", type=Path, help="results root (default runs/eval)")
+    qa.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="GraspContext field"
+    )
+    qa.add_argument("--extractor", choices=["llm", "spacy", "synthetic"], default="llm")
+    qa.set_defaults(handler=handle_eval)
+
+    retrieval = sub.add_parser("eval-retrieval", help="recall@2/5/10 of gold passages")
+    retrieval.add_argument("questions", type=Path)
+    retrieval.add_argument("--corpus", required=True)
+    retrieval.add_argument("--method", choices=RETRIEVAL_METHODS, default="grasp")
+    retrieval.add_argument("--mode", choices=MODES, default="single")
+    retrieval.add_argument("--limit", type=int, default=0)
+    retrieval.add_argument("--k-entities", type=int, default=RetrievalParams.k_entities)
+    retrieval.add_argument("--out", type=Path, help="results root (default runs/eval)")
+    retrieval.set_defaults(handler=handle_eval_retrieval)
+
+    report = sub.add_parser("eval-report", help="tables and plots of a results folder")
+    report.add_argument("directory", type=Path)
+    report.add_argument("--p-model", help="closed-book estimates of this model (default: most)")
+    report.add_argument("--no-plots", action="store_true")
+    report.set_defaults(handler=handle_eval_report)
+
+
+def grasp_settings(pairs: list[str]) -> dict[str, Any]:
+    """`--set KEY=VALUE` pairs as GraspContext overrides, typed like each field's default."""
+    defaults = {f.name: f.default for f in fields(GraspContext)}
+    settings: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or key not in defaults or key == "corpus":
+            raise ValueError(
+                f"--set {pair!r}: expected KEY=VALUE with KEY one of {sorted(defaults)}"
+            )
+        default = defaults[key]
+        settings[key] = type(default)(value) if isinstance(default, int | float) else value
+    GraspContext(**settings)  # fails now, before any question, on a bad value
+    return settings
+
+
+def check_corpus(services: Services, name: str) -> int:
+    """The corpus id, refusing one whose vectors another embedder made."""
+    corpus = corpus_id(services.engine, name)
+    indexed_with = corpus_embedder(services.engine, corpus)
+    if indexed_with not in (None, services.embedder.name):
+        raise ValueError(
+            f"corpus {name!r} was indexed with {indexed_with}, but GRASP_EMBEDDER gives "
+            f"{services.embedder.name}: set GRASP_EMBEDDER to match"
+        )
+    return corpus
+
+
+def sampler_for(settings: Settings, services: Services) -> LlmClient:
+    """The base model at temperature 1.0 with its response cache off (see evals.closed_book)."""
+    return lazy_llm_client(
+        settings.chat_model,
+        temperature=SAMPLING_TEMPERATURE,
+        api_key=settings.google_api_key,
+        model_dir=settings.model_dir,
+        engine=services.engine,
+        use_cache=False,
+        concurrency=settings.llm_concurrency,
+    )
+
+
+async def run_eval(
+    args: argparse.Namespace,
+    services: Services,
+    sampler: LlmClient | None,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[QaRun, RunOutcome, list[GroupSummary]]:
+    """Everything `grasp eval` does but printing; tests call this with scripted services."""
+    label = safe_name(args.name or args.method)
+    if args.setting == "long":
+        samples = load_longbench(args.questions)[: args.limit or None]
+        items = long_items(samples)
+        directory = results_dir(args.out, args.corpus or f"longbench-{args.questions.stem}")
+    else:
+        if not args.corpus:
+            raise ValueError("--corpus is required in the pooled setting")
+        examples = load_questions(args.questions)
+        items = [
+            QaItem(e.id, e.question, e.answers, e.hops, e.dataset, args.corpus)
+            for e in examples[: args.limit or None]
+        ]
+        directory = results_dir(args.out, args.corpus)
+    run = QaRun(
+        services=services,
+        method=args.method,
+        results=directory / f"{label}.jsonl",
+        label=label,
+        concurrency=args.concurrency,
+        judge=not args.no_judge,
+        k_passages=args.k,
+        grasp_settings=grasp_settings(args.set),
+    )
+    if args.setting == "long":
+        run.prepare = make_prepare(run, samples, args.extractor)
+    elif args.method != "none":
+        corpus = await asyncio.to_thread(check_corpus, services, args.corpus)
+        if args.method == "grasp":
+            # Only GRASP reads the proposition graph; the pooled index serves every question.
+            totals = await asyncio.to_thread(corpus_token_totals, services.engine, corpus)
+            run.indexing_per_question = (totals.input_tokens + totals.output_tokens) / len(examples)
+    outcome, summaries = await evaluate(run, items, sampler, args.p_samples, progress)
+    return run, outcome, summaries
+
+
+def summary_lines(label: str, summaries: list[GroupSummary]) -> list[str]:
+    """Plain-text summary rows for the terminal."""
+    lines = [f"{label}: group n EM F1 Judge Judge(lenient) tokens/q total/q SE"]
+    for g in summaries:
+        cells = [g.group, str(g.n), format_number(g.em), format_number(g.f1)]
+        cells += [format_number(g.judge), format_number(g.judge_lenient)]
+        cells += [format_number(g.tokens_per_question, 0), format_number(g.total_per_question, 0)]
+        cells += [format_number(g.success_economy, 1)]
+        lines.append("  " + "  ".join(cells))
+    return lines
+
+
+async def handle_eval(args: argparse.Namespace) -> int:
+    from graphs.cli import console, errors
+
+    settings = Settings.from_env()
+    services = services_for(settings)
+    sampler = sampler_for(settings, services) if args.p_samples > 0 else None
+    run, outcome, summaries = await run_eval(
+        args, services, sampler, lambda line: console.print(line, markup=False)
+    )
+    for line in summary_lines(run.label, summaries):
+        console.print(line)
+    console.print(f"answered {outcome.answered}, skipped {outcome.skipped} already done")
+    console.print(f"results: {run.results}")
+    report = write_report(run.results.parent)
+    console.print(f"report: {report.files[0]}")
+    for qid, error in outcome.failed:
+        errors.print(f"[yellow]failed[/] {qid}: {error}")
+    if outcome.failed:
+        errors.print("run the same command again to retry the failed questions")
+        return 1
+    return 0
+
+
+def run_retrieval(args: argparse.Namespace, services: Services) -> tuple[Path, dict[str, Any]]:
+    """Everything `grasp eval-retrieval` does but printing: the file written and mean recalls."""
+    from evals.retrieval_eval import mean_recalls
+
+    examples = load_questions(args.questions)[: args.limit or None]
+    corpus = check_corpus(services, args.corpus)
+    params = RetrievalParams(k_entities=args.k_entities)
+    retriever = make_retriever(services.engine, corpus, args.method, params)
+    run = evaluate_retrieval(
+        examples,
+        corpus_passage_index(services.engine, corpus),
+        args.corpus,
+        retriever,
+        services.embedder,
+        args.mode,
+        args.method,
+    )
+    path = results_dir(args.out, args.corpus) / RETRIEVAL_DIR / f"{args.method}-{args.mode}.jsonl"
+    write_jsonl(path, run.records)
+    return path, {"recall": mean_recalls(run.records), "skipped": run.skipped}
+
+
+def handle_eval_retrieval(args: argparse.Namespace) -> int:
+    from graphs.cli import console
+
+    path, result = run_retrieval(args, services_for(Settings.from_env()))
+    console.print(f"{args.method} / {args.mode}: group n R@2 R@5 R@10")
+    for group, values in result["recall"].items():
+        cells = [format_number(values[k]) for k in ("2", "5", "10")]
+        console.print(f"  {group} {int(values['n'])} " + " ".join(cells))
+    if result["skipped"]:
+        console.print(f"skipped {len(result['skipped'])} questions without a decomposition")
+    console.print(f"results: {path}")
+    write_report(path.parent.parent)
+    return 0
+
+
+def handle_eval_report(args: argparse.Namespace) -> int:
+    from graphs.cli import console
+
+    if not args.directory.is_dir():
+        raise FileNotFoundError(f"no results folder {args.directory}")
+    report = write_report(args.directory, args.p_model, plots=not args.no_plots)
+    console.print(report.files[0].read_text(encoding="utf-8"), markup=False)
+    for path in report.files[1:]:
+        console.print(f"plot: {path}")
+    return 0

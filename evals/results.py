@@ -1,0 +1,74 @@
+"""Result files: one JSON object per line, appended as each question finishes, read back to resume."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+DEFAULT_ROOT = Path("runs") / "eval"
+RETRIEVAL_DIR = "retrieval"
+CACHE_DIR = "cache"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
+
+
+def safe_name(name: str) -> str:
+    """A file-name-safe form of a corpus or method label."""
+    return _UNSAFE.sub("-", name).strip("-") or "unnamed"
+
+
+def results_dir(root: Path | None, corpus: str) -> Path:
+    """Where a corpus's result files live: runs/eval/<corpus>/ unless another root is given."""
+    return (root or DEFAULT_ROOT) / safe_name(corpus)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Every complete record of a JSON-lines file (a missing file has none).
+
+    A line cut short by an interruption is dropped and the file rewritten without it, so the
+    next append starts on a fresh line and that question simply runs again.
+    """
+    if not path.exists():
+        return []
+    records: list[dict[str, Any]] = []
+    damaged = False
+    text = path.read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            damaged = True
+            continue
+        if isinstance(value, dict):
+            records.append(value)
+    if damaged or (text and not text.endswith("\n")):
+        write_jsonl(path, records)
+    return records
+
+
+def write_jsonl(path: Path, records: list[dict[str, Any]]) -> None:
+    """Replace a JSON-lines file with `records`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    path.write_text(body, encoding="utf-8")
+
+
+class JsonlAppender:
+    """Appends records to one file from concurrent tasks, one whole line at a time."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = asyncio.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    async def append(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        async with self._lock:
+            # Flushed per record: an interrupted run keeps every question it finished.
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(line)
+                handle.flush()

@@ -1,0 +1,120 @@
+"""Aggregating per-question QA records into the summary: overall and by hop count."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from evals.metrics import success_economy
+
+ALL = "all"
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    """The metrics of one group of questions (None where a metric was not measured)."""
+
+    group: str
+    n: int
+    em: float
+    f1: float
+    judge: float | None
+    judge_lenient: float | None
+    tokens: int
+    tokens_per_question: float
+    indexing_per_question: float
+    total_per_question: float
+    calls_per_question: float
+    wall_s_per_question: float
+    success_economy: float | None
+
+    def as_json(self) -> dict[str, Any]:
+        """JSON-safe: an infinite SE (nothing solved) becomes the string "inf"."""
+        data = asdict(self)
+        if data["success_economy"] is not None and math.isinf(data["success_economy"]):
+            data["success_economy"] = "inf"
+        return data
+
+
+def hop_group(record: Mapping[str, Any]) -> str | None:
+    """The record's hop group ("2hop", …) or None when its dataset has no hop count."""
+    hops = record.get("hops")
+    return f"{hops}hop" if isinstance(hops, int) else None
+
+
+def is_correct(record: Mapping[str, Any]) -> int:
+    """correct_i of success economy: the strict judge's verdict, or EM where no judge ran."""
+    verdict = record.get("judge_strict")
+    if verdict is None:
+        return int(record["em"] == 1.0)
+    return int(bool(verdict))
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _fraction(values: Sequence[bool | None]) -> float | None:
+    # A judge metric is reported only when every question of the group was judged.
+    if not values or any(v is None for v in values):
+        return None
+    return sum(bool(v) for v in values) / len(values)
+
+
+def summarise_group(
+    group: str, records: Sequence[Mapping[str, Any]], probabilities: Mapping[str, float] | None
+) -> GroupSummary:
+    """Metrics of one group; SE only when p_i is known for every question in it."""
+    n = len(records)
+    tokens = [int(r["tokens"]) for r in records]
+    se: float | None = None
+    if probabilities is not None and n and all(str(r["id"]) in probabilities for r in records):
+        se = success_economy(
+            tokens,
+            [is_correct(r) for r in records],
+            [probabilities[str(r["id"])] for r in records],
+        )
+    return GroupSummary(
+        group=group,
+        n=n,
+        em=_mean([float(r["em"]) for r in records]),
+        f1=_mean([float(r["f1"]) for r in records]),
+        judge=_fraction([r.get("judge_strict") for r in records]),
+        judge_lenient=_fraction([r.get("judge_lenient") for r in records]),
+        tokens=sum(tokens),
+        tokens_per_question=_mean([float(t) for t in tokens]),
+        indexing_per_question=_mean([float(r.get("indexing_tokens", 0.0)) for r in records]),
+        total_per_question=_mean([float(r["total_tokens"]) for r in records]),
+        calls_per_question=_mean([float(r.get("calls", 0)) for r in records]),
+        wall_s_per_question=_mean([float(r.get("wall_s", 0.0)) for r in records]),
+        success_economy=se,
+    )
+
+
+def summarise(
+    records: Sequence[Mapping[str, Any]], probabilities: Mapping[str, float] | None = None
+) -> list[GroupSummary]:
+    """The overall summary first, then one per hop count present (in hop order)."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        group = hop_group(record)
+        if group is not None:
+            groups.setdefault(group, []).append(record)
+    ordered = sorted(groups, key=lambda g: int(g.removesuffix("hop")))
+    return [
+        summarise_group(ALL, records, probabilities),
+        *(summarise_group(g, groups[g], probabilities) for g in ordered),
+    ]
+
+
+def format_number(value: float | None, digits: int = 3) -> str:
+    """A table cell: n/a for an unmeasured metric, ∞ for an infinite SE, else rounded."""
+    if value is None:
+        return "n/a"
+    if math.isinf(value):
+        return "∞"
+    if digits == 0:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}f}"

@@ -1,0 +1,141 @@
+"""`grasp ask` / `runs` / `show` in-process on a finished thread, and alembic beside the checkpointer."""
+
+import asyncio
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+from alembic import command
+from sqlalchemy import Engine, func, select, text
+
+from graphs.checkpoints import CHECKPOINT_TABLES, open_checkpointer
+from graphs.cli import main
+from store.engine import alembic_config, transaction
+from store.models import LlmCall
+from tests.graph.test_grasp_graph import build_corpus, chain_rules
+
+QUESTION = "Where was the director of Blue Harbor born?"
+
+
+@pytest.fixture
+def scripted_env(
+    engine: Engine, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = tmp_path / "rules.json"
+    script.write_text(json.dumps([r.model_dump() for r in chain_rules(build_corpus(engine))]))
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("GRASP_CHAT_MODEL", f"scripted:{script}")
+    monkeypatch.setenv("GRASP_EMBEDDER", "hash")
+    monkeypatch.setenv("GRASP_LLM_CACHE", "0")
+    monkeypatch.setenv("GRASP_DATA_DIR", str(tmp_path / "data"))
+
+
+def calls(engine: Engine, thread: str) -> int:
+    with transaction(engine) as session:
+        query = select(func.count()).select_from(LlmCall).where(LlmCall.run_id == thread)
+        return int(session.execute(query).scalar_one())
+
+
+def test_ask_then_runs_and_show(
+    scripted_env: None, engine: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    thread = f"cli-{uuid.uuid4().hex[:8]}"
+    assert main(["ask", QUESTION, "--corpus", "films", "--thread", thread, "--stream"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:4] == [
+        f"thread: {thread}",
+        "plan: Find who directed Blue Harbor, then where that person was born.",
+        "  1. Who directed Blue Harbor?",
+        "  2. Where was #1 born?  (needs #1)",
+    ]
+    assert "  [sq2 · select_entities] entities chosen: Tomas Reyd" in out
+    assert "[synthesize] answer: Lisbon" in out
+    sq2 = out.index("sub-agent sq2: Where was Tomas Reyd born?")
+    assert out[sq2 : sq2 + 10] == [
+        "sub-agent sq2: Where was Tomas Reyd born?",
+        '  round 1: search "Tomas Reyd was born somewhere." keywords [Tomas Reyd, born]',
+        "    entities chosen: (none)",
+        "    passages: (none)",
+        "    decision: QUERY_AGAIN",
+        '  round 2: search "Tomas Reyd was born in a city." keywords [Tomas Reyd, birthplace]',
+        "    entities chosen: Tomas Reyd",
+        "    passages: Tomas Reyd, Blue Harbor",
+        "    decision: DONE → Lisbon",
+        "  cost: 820/81 tokens, 5 calls",
+    ]
+    summary = out[out.index("answer: Lisbon") :]
+    assert summary[:9] == [
+        "answer: Lisbon",
+        "justification: Tomas Reyd directed Blue Harbor and was born in Lisbon.",
+        "tokens: 1770 in / 181 out",
+        "  evaluate: 600 in / 75 out, 3 calls",
+        "  plan: 300 in / 40 out, 1 call",
+        "  rewrite: 240 in / 30 out, 2 calls",
+        "  select_entities: 450 in / 24 out, 3 calls",
+        "  synthesize: 180 in / 12 out, 1 call",
+        "LLM calls: 10 (0 from cache)",
+    ]
+    assert summary[9].startswith("wall time: ")
+    assert calls(engine, thread) == 10
+
+    # Asked again on the same thread: the stored result, and not one more model call.
+    assert main(["ask", QUESTION, "--corpus", "films", "--thread", thread]) == 0
+    again = capsys.readouterr().out.splitlines()
+    assert again[1] == "this thread has already answered the question; no model is called"
+    assert "answer: Lisbon" in again and "LLM calls: 10 (0 from cache)" in again
+    assert calls(engine, thread) == 10
+
+    # Another question on the thread is refused before anything runs.
+    assert main(["ask", "Who is Ivo Strand?", "--corpus", "films", "--thread", thread]) == 2
+    refused = capsys.readouterr()
+    assert f"refused: thread {thread} belongs to another question" in refused.err
+
+    assert main(["runs", "--limit", "50"]) == 0
+    listing = capsys.readouterr().out.splitlines()
+    row = next(i for i, line in enumerate(listing) if line.startswith(thread))
+    assert listing[row].split("  ")[1] == "done"
+    assert listing[row].endswith("1770/181 tokens, 10 calls")
+    assert listing[row + 1 : row + 3] == [f"  question: {QUESTION}", "  answer: Lisbon"]
+
+    assert main(["show", thread]) == 0
+    history = capsys.readouterr().out.splitlines()
+    assert history[0] == f"thread {thread}: 9 checkpoints"
+    steps = [line.split("  |")[0].rstrip() for line in history[1:]]
+    assert steps[:3] == [
+        f"step   0  __start__   question: {QUESTION}",
+        "step   1  plan        2 sub-questions: Find who directed Blue Harbor, then where that "
+        "person was born.",
+        "step   2  schedule    scheduled the next step",
+    ]
+    assert "step   3  sub_agent   sq1 → Tomas Reyd" in steps
+    assert "           sq1 · select_entities entities chosen: Blue Harbor" in steps
+    assert (
+        '           sq2 · evaluate        QUERY_AGAIN: next search "Tomas Reyd was born in a city."'
+        in steps
+    )
+    assert history[-2] == "step   7  synthesize  answer: Lisbon  | so far 1770/181 tokens, 10 calls"
+    assert history[-1] == "status: done"
+
+
+def test_bad_settings_and_unknown_threads_are_refused(
+    scripted_env: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["ask", QUESTION, "--corpus", "films", "--set", "max_iteration=2"]) == 1
+    assert "unknown GRASP settings ['max_iteration']" in capsys.readouterr().err
+    assert main(["show", "no-such-thread"]) == 2
+    assert "refused: no checkpoints for thread no-such-thread" in capsys.readouterr().err
+
+
+def test_alembic_sees_no_drift_beside_the_checkpoint_tables(
+    engine: Engine, database_url: str
+) -> None:
+    async def set_up() -> None:
+        async with open_checkpointer(database_url) as saver:
+            await saver.setup()  # again, even if this process did it already
+
+    asyncio.run(set_up())
+    with engine.connect() as conn:
+        tables = set(conn.execute(text("SELECT tablename FROM pg_tables")).scalars())
+    assert tables >= CHECKPOINT_TABLES
+    command.check(alembic_config(database_url))  # raises AutogenerateDiffsDetected on drift

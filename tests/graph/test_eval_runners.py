@@ -1,0 +1,433 @@
+"""The eval runners end to end on the four-passage films corpus, with scripted models."""
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+
+from evals.commands import run_eval, run_retrieval
+from evals.qa_runner import QaRun, RunOutcome
+from evals.reports import write_report
+from evals.summary import GroupSummary
+from graphs.cli import build_parser
+from graphs.scripted_model import ScriptedChatModel, ScriptedReply
+from graphs.services import Services
+from graphs.settings import Settings
+from nodes.llm_client import LlmClient
+from store.corpora import corpus_id
+from store.ledger import CallRecord, record_call
+from tests.graph.test_grasp_graph import (
+    CORPUS,
+    EMBEDDER,
+    build_corpus,
+    chain_rules,
+    comparison_rules,
+)
+
+CHAIN_Q = "Where was the director of Blue Harbor born?"
+COMPARE_Q = "Who was born first, Ivo Strand or Lena Marsh?"
+TEXTS = {title: " ".join(props) for title, props, _ in CORPUS}
+
+
+def paragraphs(*gold: str) -> list[dict[str, Any]]:
+    return [
+        {"idx": i, "title": t, "paragraph_text": TEXTS[t], "is_supporting": t in gold}
+        for i, t in enumerate(TEXTS)
+    ]
+
+
+QUESTIONS = [
+    {
+        "id": "2hop__chain",
+        "question": CHAIN_Q,
+        "answer": "Lisbon",
+        "answer_aliases": [],
+        "paragraphs": paragraphs("Blue Harbor", "Tomas Reyd"),
+        "question_decomposition": [
+            {
+                "id": 1,
+                "question": "Who directed Blue Harbor?",
+                "answer": "Tomas Reyd",
+                "paragraph_support_idx": 0,
+            },
+            {
+                "id": 2,
+                "question": "Where was #1 born?",
+                "answer": "Lisbon",
+                "paragraph_support_idx": 1,
+            },
+        ],
+    },
+    {
+        "id": "3hop__compare",
+        "question": COMPARE_Q,
+        "answer": "Lena Marsh",
+        "answer_aliases": ["Marsh"],
+        "paragraphs": paragraphs("Ivo Strand", "Lena Marsh"),
+        "question_decomposition": [
+            {
+                "id": 1,
+                "question": "When was Ivo Strand born?",
+                "answer": "1962",
+                "paragraph_support_idx": 2,
+            },
+            {
+                "id": 2,
+                "question": "When was Lena Marsh born?",
+                "answer": "1958",
+                "paragraph_support_idx": 3,
+            },
+            {
+                "id": 3,
+                "question": "Which is earlier, #1 or #2?",
+                "answer": "1958",
+                "paragraph_support_idx": 3,
+            },
+        ],
+    },
+]
+
+GRADE = r"You grade answers to quiz questions\. You get"
+LENIENT = "You grade answers to quiz questions generously"
+CLOSED = "from your own knowledge"
+PASSAGES = "using the numbered passages"
+
+
+def verdict(system: str, prediction: str, answer: str) -> ScriptedReply:
+    return ScriptedReply(
+        when=[system, f"Predicted answer: {prediction}\\b"],
+        reply=json.dumps({"verdict": answer}),
+        input_tokens=1000,
+        output_tokens=1,
+    )
+
+
+def answer(
+    *when: str, text: str, tokens: tuple[int, int] = (400, 5), times: int | None = None
+) -> ScriptedReply:
+    return ScriptedReply(
+        when=list(when),
+        reply=json.dumps({"answer": text}),
+        input_tokens=tokens[0],
+        output_tokens=tokens[1],
+        times=times,
+    )
+
+
+def scripted(engine: Engine, rules: list[ScriptedReply], name: str) -> LlmClient:
+    return LlmClient(
+        model=ScriptedChatModel(rules=rules), model_name=name, engine=engine, use_cache=False
+    )
+
+
+def make_services(
+    engine: Engine, url: str, llm_rules: list[ScriptedReply]
+) -> tuple[Services, LlmClient, LlmClient]:
+    llm = scripted(engine, llm_rules, "scripted")
+    judge = scripted(
+        engine,
+        [
+            verdict(GRADE, "Lisbon", "yes"),
+            verdict(LENIENT, "Lisbon", "yes"),
+            verdict(GRADE, "Lena Marsh", "yes"),
+            verdict(LENIENT, "Lena Marsh", "yes"),
+            verdict(GRADE, "Porto", "no"),
+            verdict(LENIENT, "Porto", "yes"),
+            verdict(GRADE, "Ivo Strand", "no"),
+            verdict(LENIENT, "Ivo Strand", "no"),
+        ],
+        "judge",
+    )
+    # The base model at temperature 1.0: 2 of 5 samples right on the chain, none on the comparison.
+    sampler = scripted(
+        engine,
+        [
+            answer(CLOSED, CHAIN_Q, text="Lisbon", times=2),
+            answer(CLOSED, CHAIN_Q, text="Porto"),
+            answer(CLOSED, COMPARE_Q, text="Ivo Strand"),
+        ],
+        "scripted",
+    )
+    svc = Services(
+        engine=engine,
+        database_url=url,
+        settings=Settings(),
+        llm=llm,
+        extractor_llm=llm,
+        embedder=EMBEDDER,
+        _judge=judge,
+    )
+    return svc, judge, sampler
+
+
+def prompts(client: LlmClient) -> list[str]:
+    assert isinstance(client.model, ScriptedChatModel)
+    return client.model.prompts
+
+
+def args(*argv: str) -> Any:
+    return build_parser().parse_args(list(argv))
+
+
+@pytest.fixture
+def questions(tmp_path: Path) -> Path:
+    path = tmp_path / "musique_toy.json"
+    path.write_text(json.dumps(QUESTIONS))
+    return path
+
+
+async def evaluate(
+    cli: Any, svc: Services, sampler: LlmClient | None
+) -> tuple[QaRun, RunOutcome, list[GroupSummary]]:
+    return await run_eval(cli, svc, sampler)
+
+
+async def test_grasp_run_scores_judges_bills_and_resumes(
+    engine: Engine, database_url: str, questions: Path, tmp_path: Path
+) -> None:
+    ids = build_corpus(engine)
+    # Indexing the pooled corpus cost 1,000 tokens: 500 per question of the file.
+    record_call(
+        engine, CallRecord("extract", "scripted", 900, 100, 0.0, False, corpus_id(engine, "films"))
+    )
+    svc, judge, sampler = make_services(
+        engine, database_url, chain_rules(ids) + comparison_rules(ids)
+    )
+    cli = args(
+        "eval",
+        str(questions),
+        "--corpus",
+        "films",
+        "--method",
+        "grasp",
+        "--concurrency",
+        "2",
+        "--out",
+        str(tmp_path / "runs"),
+    )
+
+    run, outcome, summaries = await evaluate(cli, svc, sampler)
+
+    assert run.results == tmp_path / "runs" / "films" / "grasp.jsonl"
+    assert (outcome.answered, outcome.skipped, outcome.failed) == (2, 0, [])
+    lines = [json.loads(line) for line in run.results.read_text().splitlines()]
+    chain = next(r for r in lines if r["id"] == "2hop__chain")
+    assert {k: chain[k] for k in ("prediction", "gold", "em", "f1", "hops", "method")} == {
+        "prediction": "Lisbon",
+        "gold": ["Lisbon"],
+        "em": 1.0,
+        "f1": 1.0,
+        "hops": 2,
+        "method": "grasp",
+    }
+    # The system's tokens are the graph's own (1,770 in + 181 out over 10 calls); the judge's
+    # two calls (2,002 tokens) are kept apart and billed nowhere.
+    assert (chain["input_tokens"], chain["output_tokens"], chain["tokens"], chain["calls"]) == (
+        1770,
+        181,
+        1951,
+        10,
+    )
+    assert (chain["judge_strict"], chain["judge_lenient"], chain["judge_tokens"]) == (
+        True,
+        True,
+        2002,
+    )
+    assert (chain["indexing_tokens"], chain["total_tokens"]) == (500.0, 2451.0)
+    assert chain["thread_id"] == "eval:grasp:films:2hop__chain"
+    compare = next(r for r in lines if r["id"] == "3hop__compare")
+    assert (compare["prediction"], compare["em"], compare["tokens"], compare["total_tokens"]) == (
+        "Lena Marsh",
+        1.0,
+        1568,
+        2068.0,
+    )
+
+    # p_i: chain 2 of 5 right → 3/7; comparison 0 of 5 → 1/7. Both questions judged correct.
+    overall, two, three = summaries
+    bits = -math.log2(3 / 7) - math.log2(1 / 7)
+    assert (overall.n, overall.em, overall.judge, overall.tokens) == (2, 1.0, 1.0, 3519)
+    assert overall.success_economy == pytest.approx(3519 / bits)
+    assert (two.group, two.n, three.group, three.n) == ("2hop", 1, "3hop", 1)
+    cache = [
+        json.loads(line)
+        for line in (tmp_path / "runs/films/cache/closed_book.jsonl").read_text().splitlines()
+    ]
+    assert sorted((c["question_id"], c["correct"], c["p"]) for c in cache) == [
+        ("2hop__chain", 2, 3 / 7),
+        ("3hop__compare", 0, 1 / 7),
+    ]
+    summary = json.loads((tmp_path / "runs/films/grasp.summary.json").read_text())
+    assert summary["groups"][0]["tokens"] == 3519
+
+    # A second run skips both questions and reuses the p_i cache: no model is called again.
+    seen = (len(prompts(svc.llm)), len(prompts(judge)), len(prompts(sampler)))
+    _, again, summaries_again = await evaluate(cli, svc, sampler)
+    assert (again.answered, again.skipped) == (0, 2)
+    assert (len(prompts(svc.llm)), len(prompts(judge)), len(prompts(sampler))) == seen
+    assert summaries_again == summaries
+    assert len(run.results.read_text().splitlines()) == 2
+
+
+async def test_resume_answers_only_what_is_missing(
+    engine: Engine, database_url: str, questions: Path, tmp_path: Path
+) -> None:
+    ids = build_corpus(engine)
+    svc, _, _ = make_services(engine, database_url, chain_rules(ids) + comparison_rules(ids))
+    out = str(tmp_path / "runs")
+    first = args(
+        "eval",
+        str(questions),
+        "--corpus",
+        "films",
+        "--limit",
+        "1",
+        "--no-judge",
+        "--p-samples",
+        "0",
+        "--out",
+        out,
+    )
+    _, outcome, _ = await evaluate(first, svc, None)
+    assert (outcome.answered, outcome.skipped) == (1, 0)
+    plans = [p for p in prompts(svc.llm) if "You split a question" in p]
+    assert len(plans) == 1
+    rest = args(
+        "eval", str(questions), "--corpus", "films", "--no-judge", "--p-samples", "0", "--out", out
+    )
+    run, outcome, summaries = await evaluate(rest, svc, None)
+    assert (outcome.answered, outcome.skipped) == (1, 1)
+    plans = [p for p in prompts(svc.llm) if "You split a question" in p]
+    assert len(plans) == 2 and COMPARE_Q in plans[1]
+    assert [json.loads(x)["id"] for x in run.results.read_text().splitlines()] == [
+        "2hop__chain",
+        "3hop__compare",
+    ]
+    assert (summaries[0].judge, summaries[0].success_economy) == (None, None)
+
+
+async def test_dense_and_closed_book_baselines(
+    engine: Engine, database_url: str, questions: Path, tmp_path: Path
+) -> None:
+    build_corpus(engine)
+    record_call(
+        engine, CallRecord("extract", "scripted", 900, 100, 0.0, False, corpus_id(engine, "films"))
+    )
+    rules = [
+        answer(
+            PASSAGES, "Tomas Reyd was born in Lisbon in 1950", f"Question: {CHAIN_Q}", text="Lisbon"
+        ),
+        answer(PASSAGES, f"Question: {COMPARE_Q}", text="Ivo Strand"),
+        answer(CLOSED, text="Porto", tokens=(50, 3)),
+    ]
+    svc, _, _ = make_services(engine, database_url, rules)
+    out = str(tmp_path / "runs")
+    dense = args(
+        "eval",
+        str(questions),
+        "--corpus",
+        "films",
+        "--method",
+        "dense",
+        "--p-samples",
+        "0",
+        "--out",
+        out,
+    )
+    run, _, summaries = await evaluate(dense, svc, None)
+    lines = [json.loads(x) for x in run.results.read_text().splitlines()]
+    assert [
+        (r["prediction"], r["em"], r["tokens"], r["calls"], r["total_tokens"]) for r in lines
+    ] == [
+        ("Lisbon", 1.0, 405, 1, 405.0),
+        ("Ivo Strand", 0.0, 405, 1, 405.0),
+    ]
+    # The four passages are all in the top 5, and the answer prompt showed them.
+    assert [len(r["passages"]) for r in lines] == [4, 4]
+    assert (summaries[0].em, summaries[0].judge, summaries[0].judge_lenient) == (0.5, 0.5, 0.5)
+
+    none = args(
+        "eval",
+        str(questions),
+        "--corpus",
+        "films",
+        "--method",
+        "none",
+        "--no-judge",
+        "--p-samples",
+        "0",
+        "--out",
+        out,
+    )
+    run, _, summaries = await evaluate(none, svc, None)
+    lines = [json.loads(x) for x in run.results.read_text().splitlines()]
+    assert [
+        (r["prediction"], r["em"], r["tokens"], r["indexing_tokens"], r["passages"]) for r in lines
+    ] == [
+        ("Porto", 0.0, 53, 0.0, []),
+        ("Porto", 0.0, 53, 0.0, []),
+    ]
+    report = write_report(tmp_path / "runs" / "films")
+    table = (tmp_path / "runs/films/report.md").read_text()
+    assert "| dense | 2 | 0.500 | 0.500 | 0.500 | 0.500 | 405 | 0 | 405 | 1.0 | n/a |" in table
+    assert "| none | 2 | 0.000 | 0.000 | n/a | n/a | 53 | 0 | 53 | 1.0 | n/a |" in table
+    assert [p.name for p in report.files] == ["report.md", "accuracy_vs_tokens.png"]
+
+
+ALL_FOUND = {"n": 2.0, "2": 1.0, "5": 1.0, "10": 1.0}
+
+
+@pytest.mark.parametrize(
+    ("method", "mode", "retrieved", "overall"),
+    [
+        # Single pass: the 2-hop question's top 2 are passages 1 and 4, so R@2 = 1/2 there.
+        (
+            "dense",
+            "single",
+            [[[1, 4, 2, 3]], [[4, 3, 2, 1]]],
+            {"n": 2.0, "2": 0.75, "5": 1.0, "10": 1.0},
+        ),
+        # Agentic: one list per gold sub-question, with "#1" replaced by the gold answer.
+        ("bm25", "agentic", [[[1], [2, 1, 3, 4]], [[3, 4, 2], [4, 3, 2], [3, 4]]], ALL_FOUND),
+        (
+            "grasp",
+            "agentic",
+            [[[1, 2, 3, 4], [2, 1, 3, 4]], [[3, 2, 4, 1], [4, 2, 3, 1], [3, 4, 2, 1]]],
+            ALL_FOUND,
+        ),
+    ],
+)
+async def test_retrieval_eval_on_the_store(
+    engine: Engine,
+    database_url: str,
+    questions: Path,
+    tmp_path: Path,
+    method: str,
+    mode: str,
+    retrieved: list[list[list[int]]],
+    overall: dict[str, float],
+) -> None:
+    build_corpus(engine)
+    svc, _, _ = make_services(engine, database_url, [])
+    cli = args(
+        "eval-retrieval",
+        str(questions),
+        "--corpus",
+        "films",
+        "--method",
+        method,
+        "--mode",
+        mode,
+        "--out",
+        str(tmp_path),
+    )
+    path, result = run_retrieval(cli, svc)
+    assert path == tmp_path / "films" / "retrieval" / f"{method}-{mode}.jsonl"
+    records = [json.loads(x) for x in path.read_text().splitlines()]
+    assert [r["gold"] for r in records] == [[1, 2], [3, 4]]
+    assert [r["retrieved"] for r in records] == retrieved
+    assert result["recall"]["all"] == overall
+    assert prompts(svc.llm) == []  # no LLM at query time

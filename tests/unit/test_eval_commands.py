@@ -1,0 +1,36 @@
+import hashlib
+
+import pytest
+
+from evals.commands import grasp_settings
+from evals.long_context import sample_corpus_name
+from evals.results import safe_name
+
+
+def test_set_pairs_are_typed_like_the_context_fields() -> None:
+    assert grasp_settings(["k_props=20", "lexical_weight=0.5", "planner=off"]) == {
+        "k_props": 20,
+        "lexical_weight": 0.5,
+        "planner": "off",
+    }
+
+
+@pytest.mark.parametrize(
+    ("pair", "message"),
+    [
+        ("nonsense=1", "--set 'nonsense=1': expected KEY=VALUE"),
+        ("planner", "--set 'planner': expected KEY=VALUE"),
+        ("planner=maybe", "planner must be one of on | off, not 'maybe'"),
+    ],
+)
+def test_bad_set_pairs_fail_before_any_question(pair: str, message: str) -> None:
+    with pytest.raises(ValueError) as info:
+        grasp_settings([pair])
+    assert str(info.value).startswith(message)
+
+
+def test_names_are_file_safe_and_stable() -> None:
+    assert safe_name("grasp/no planner") == "grasp-no-planner"
+    digest = hashlib.sha1(b"hotpot/0001 a").hexdigest()[:8]
+    assert sample_corpus_name("hotpot/0001 a") == f"lb-hotpot-0001-a-{digest}"
+    assert sample_corpus_name("a b") != sample_corpus_name("a/b")
