@@ -37,7 +37,9 @@ async def test_local_model_answers_the_sample_question(engine: Engine, database_
         extractor_llm=client,
         embedder=make_embedder("local:all-MiniLM-L6-v2"),
     )
-    passages = [{"title": p.title, "text": p.text} for p in read_corpus(SHARED_DATA / "sample_corpus.json")]
+    passages = [
+        {"title": p.title, "text": p.text} for p in read_corpus(SHARED_DATA / "sample_corpus.json")
+    ]
     await build_index_graph(services).ainvoke(
         {"corpus": "sample", "passages": passages}, context=IndexContext(extractor="spacy")
     )
@@ -45,7 +47,15 @@ async def test_local_model_answers_the_sample_question(engine: Engine, database_
 
     result = await answer(example.question, "sample", services=services, max_iterations=2)
 
-    print("plan:", result["plan"], "| answer:", result["final_answer"], "| tokens:", result["tokens"]["input_tokens"], result["tokens"]["output_tokens"])
+    print(
+        "plan:",
+        result["plan"],
+        "| answer:",
+        result["final_answer"],
+        "| tokens:",
+        result["tokens"]["input_tokens"],
+        result["tokens"]["output_tokens"],
+    )
     assert result["sub_questions"], "the planner produced no sub-question"
     assert result["final_answer"].strip()
     tokens = result["tokens"]
