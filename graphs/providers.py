@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from sqlalchemy import Engine
 
 from graphs.scripted_model import ScriptedChatModel
 from nodes.llm_client import LlmClient
+
+
+#: Room for a five-passage extraction reply (≈250 tokens a passage) inside the 8k context.
+LOCAL_MAX_TOKENS = 3072
 
 
 class ProviderConfigError(ValueError):
@@ -37,9 +42,14 @@ def make_chat_models(
         from graphs.local_model import LocalLlamaChatModel, resolve_gguf
 
         path = resolve_gguf(spec, model_dir)
-        text: BaseChatModel = LocalLlamaChatModel(model_path=str(path), temperature=temperature)
+        text: BaseChatModel = LocalLlamaChatModel(
+            model_path=str(path), temperature=temperature, max_tokens=LOCAL_MAX_TOKENS
+        )
         local_json: BaseChatModel = LocalLlamaChatModel(
-            model_path=str(path), temperature=temperature, json_mode=True
+            model_path=str(path),
+            temperature=temperature,
+            json_mode=True,
+            max_tokens=LOCAL_MAX_TOKENS,
         )
         return ChatModels(text, local_json, f"local:{path.name}")
     if spec.startswith("gemini:"):
@@ -117,11 +127,19 @@ def lazy_llm_client(
         )
         return models.text, models.json
 
+    local = spec == "local" or spec.startswith("local:")
     return LlmClient(
         model=None,
         model_name=model_name_of(spec),
         engine=engine,
         use_cache=use_cache,
-        concurrency=concurrency,
+        # One llama.cpp model answers one call at a time; more slots would only queue inside it.
+        concurrency=1 if local else concurrency,
         factory=build,
+        schema_binder=bind_grammar if local else None,
     )
+
+
+def bind_grammar(model: BaseChatModel, json_schema: dict[str, Any]) -> BaseChatModel:
+    """Constrain a llama.cpp model's output to `json_schema` (enforced as a grammar)."""
+    return model.bind(response_format={"type": "json_object", "schema": json_schema})  # type: ignore[return-value]

@@ -63,6 +63,36 @@ def render_batch(passages: Sequence[PassageInput]) -> str:
     return "\n\n".join(blocks) + f"\n\nReturn exactly {len(passages)} passage object(s)."
 
 
+def output_schema(passages: int) -> dict[str, object]:
+    """JSON schema of a reply for exactly `passages` passages (a grammar where the model allows)."""
+    entity = {
+        "type": "array",
+        "prefixItems": [
+            {"type": "string"},
+            {"type": "string"},
+            {"type": "array", "items": {"type": "integer"}},
+        ],
+        "minItems": 3,
+        "maxItems": 3,
+    }
+    item = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "propositions": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+            "entities": {"type": "array", "items": entity},
+        },
+        "required": ["id", "propositions", "entities"],
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "passages": {"type": "array", "items": item, "minItems": passages, "maxItems": passages}
+        },
+        "required": ["passages"],
+    }
+
+
 def validator(expected: int):  # type: ignore[no-untyped-def]
     """Check the reply covers passages 1..expected once each, with in-range indices."""
 
@@ -162,6 +192,7 @@ class LlmExtractor:
                 ExtractionJson,
                 CallTag(node="extract", corpus_id=corpus_id),
                 validate=validator(len(passages)),
+                json_schema=output_schema(len(passages)),
             )
         except MalformedOutput as exc:
             for result in exc.results:

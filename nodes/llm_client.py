@@ -85,12 +85,18 @@ def is_transient(error: BaseException) -> bool:
     return any(marker in text for marker in TRANSIENT_MARKERS)
 
 
-def cache_key(model_name: str, messages: Sequence[BaseMessage], json_mode: bool) -> str:
+def cache_key(
+    model_name: str,
+    messages: Sequence[BaseMessage],
+    json_mode: bool,
+    json_schema: dict[str, Any] | None = None,
+) -> str:
     """sha256 of everything that determines a reply."""
     payload = json.dumps(
         {
             "model": model_name,
             "json": json_mode,
+            "schema": json_schema,
             "messages": [[m.type, m.content] for m in messages],
         },
         sort_keys=True,
@@ -154,6 +160,9 @@ class LlmClient:
     #: Builds (text model, JSON model) on first use, so a run that never calls the LLM (spaCy
     #: indexing, retrieval evals) never loads or assembles model weights.
     factory: Callable[[], tuple[BaseChatModel, BaseChatModel]] | None = None
+    #: Binds a JSON schema to the JSON model where the provider can enforce it (llama.cpp turns it
+    #: into a grammar, so a small model cannot emit the wrong number of items).
+    schema_binder: Callable[[BaseChatModel, dict[str, Any]], BaseChatModel] | None = None
     use_cache: bool = True
     max_attempts: int = 5
     backoff_s: float = 1.0
@@ -190,6 +199,7 @@ class LlmClient:
         tag: CallTag,
         validate: Callable[[Schema], None] | None = None,
         attempts: int = 2,
+        json_schema: dict[str, Any] | None = None,
     ) -> tuple[Schema, list[LlmResult]]:
         """Ask for JSON matching `schema`; a malformed reply is re-asked once with the error shown.
 
@@ -200,7 +210,9 @@ class LlmClient:
         conversation = list(messages)
         last_error: MalformedOutput | None = None
         for _ in range(attempts):
-            result = await self._complete_uncached_on_failure(conversation, tag, schema, validate)
+            result = await self._complete_uncached_on_failure(
+                conversation, tag, schema, validate, json_schema
+            )
             results.append(result[0])
             if result[1] is not None:
                 return result[1], results
@@ -224,15 +236,17 @@ class LlmClient:
         tag: CallTag,
         schema: type[Schema],
         validate: Callable[[Schema], None] | None,
+        json_schema: dict[str, Any] | None = None,
     ) -> tuple[LlmResult, Schema | None, MalformedOutput | None]:
-        key = cache_key(self.model_name, messages, True)
+        enforced = json_schema if self.schema_binder is not None else None
+        key = cache_key(self.model_name, messages, True, enforced)
         cached = None
         if self.use_cache and self.engine is not None:
             cached = await asyncio.to_thread(cache_get, self.engine, key)
         if cached is not None:
             result = LlmResult(cached.text, cached.input_tokens, cached.output_tokens, 0.0, True)
         else:
-            result = await self._call_with_retries(messages, True)
+            result = await self._call_with_retries(messages, True, enforced)
         await self._record(tag, result)
         try:
             parsed = parse_reply(result.text, schema)
@@ -248,7 +262,10 @@ class LlmClient:
         return result, parsed, None
 
     async def _call_with_retries(
-        self, messages: Sequence[BaseMessage], json_mode: bool
+        self,
+        messages: Sequence[BaseMessage],
+        json_mode: bool,
+        json_schema: dict[str, Any] | None = None,
     ) -> LlmResult:
         if self.model is None:
             if self.factory is None:
@@ -256,11 +273,14 @@ class LlmClient:
             self.model, self.json_model = await asyncio.to_thread(self.factory)
         model = self.json_model if json_mode and self.json_model is not None else self.model
         assert model is not None
+        if json_schema is not None and self.schema_binder is not None:
+            model = self.schema_binder(model, json_schema)
         delay = self.backoff_s
         for attempt in range(1, self.max_attempts + 1):
-            started = time.perf_counter()
             try:
                 async with self._gate():
+                    # Latency is the call itself, not the wait for a free slot.
+                    started = time.perf_counter()
                     reply = await model.ainvoke(list(messages))
             except Exception as exc:
                 if not is_transient(exc) or attempt == self.max_attempts:
