@@ -37,6 +37,10 @@ Reply with JSON only, shaped like this example:
  "entities": [["Ada Lovelace", "person", [0, 1]], ["1843", "year", [1]]]}]}"""
 
 
+#: Most propositions (and entities) one passage may yield; encyclopedia paragraphs give 3–15.
+MAX_ITEMS = 30
+
+
 class PassageJson(BaseModel):
     """One passage of the model's reply."""
 
@@ -79,8 +83,15 @@ def output_schema(passages: int) -> dict[str, object]:
         "type": "object",
         "properties": {
             "id": {"type": "integer"},
-            "propositions": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-            "entities": {"type": "array", "items": entity},
+            # Upper bounds stop a small model that starts repeating itself from running to
+            # max_tokens (seen with Qwen-1.5B on long passages).
+            "propositions": {
+                "type": "array",
+                "items": {"type": "string"},
+                "minItems": 1,
+                "maxItems": MAX_ITEMS,
+            },
+            "entities": {"type": "array", "items": entity, "maxItems": MAX_ITEMS},
         },
         "required": ["id", "propositions", "entities"],
     }

@@ -233,6 +233,10 @@ def test_hybrid_candidates_are_the_union_with_cosines_for_all(engine: Engine, gr
         seen_cos, seen_lexical = hybrid_candidates(
             session, graph.corpus, Q, "painted Talmora", 3, exclude=[graph.prop[1]]
         )
+        no_keywords = hybrid_candidates(session, graph.corpus, Q, "the of", 3)
+    # stop words only: dense alone
+    assert graph.props(no_keywords[0]) == pytest.approx({1: 0.9, 2: 0.8, 5: 0.6}, abs=1e-5)
+    assert no_keywords[1] == {}
     # dense top 3: p1, p2, p5; BM25 top 3: p2, then p1 and p3 tie (0.708400, smaller id first)
     assert graph.props(cos) == pytest.approx({1: 0.9, 2: 0.8, 5: 0.6, 3: 0.5}, abs=1e-5)
     assert graph.props(lexical) == pytest.approx({2: 1.574342, 1: 0.708400, 3: 0.708400})
