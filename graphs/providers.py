@@ -12,7 +12,6 @@ from sqlalchemy import Engine
 from graphs.scripted_model import ScriptedChatModel
 from nodes.llm_client import LlmClient
 
-
 #: Room for a five-passage extraction reply (≈250 tokens a passage) inside the 8k context.
 LOCAL_MAX_TOKENS = 3072
 
