@@ -145,22 +145,9 @@ def handle_index(args: argparse.Namespace) -> int:
 
 def handle_stats(args: argparse.Namespace) -> int:
     from graphs.cli import console
+    from graphs.index_graph import corpus_summary
     from graphs.services import open_engine
-    from store.corpora import corpus_id, corpus_stats
-    from store.ledger import corpus_token_totals
 
     engine, _ = open_engine(Settings.from_env())
-    stats = corpus_stats(engine, args.corpus)
-    tokens = corpus_token_totals(engine, corpus_id(engine, args.corpus))
-    done = max(stats.passages_done, 1)
-    summary = {
-        **stats.__dict__,
-        "llm_calls": tokens.calls,
-        "cached_llm_calls": tokens.cached_calls,
-        "input_tokens": tokens.input_tokens,
-        "output_tokens": tokens.output_tokens,
-        "input_tokens_per_passage": tokens.input_tokens / done,
-        "output_tokens_per_passage": tokens.output_tokens / done,
-    }
-    console.print(summary_table(summary, f"corpus {args.corpus}"))
+    console.print(summary_table(corpus_summary(engine, args.corpus), f"corpus {args.corpus}"))
     return 0

@@ -14,6 +14,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Send
+from sqlalchemy import Engine
 
 from graphs.corpus_files import read_corpus
 from graphs.services import Services, services_for
@@ -23,7 +24,7 @@ from nodes.extract_spacy import SpacyExtractor
 from nodes.extract_synthetic import SyntheticExtractor
 from nodes.extraction_types import Extractor, PassageInput
 from nodes.index_batch import BatchReport, index_batch
-from store.corpora import add_passages, corpus_stats, ensure_corpus
+from store.corpora import add_passages, corpus_id, corpus_stats, ensure_corpus
 from store.entities import DEFAULT_TYPE_THRESHOLD
 from store.graph_writes import passages_without_embedding, set_passage_embeddings
 from store.ledger import corpus_token_totals
@@ -103,6 +104,22 @@ def default_services(context: IndexContext) -> Services:
     if context.chat_model:
         settings = replace(settings, chat_model=context.chat_model)
     return services_for(settings)
+
+
+def corpus_summary(engine: Engine, corpus: str) -> dict[str, Any]:
+    """Counts of a corpus plus its indexing tokens from the ledger (cached calls included)."""
+    stats = corpus_stats(engine, corpus)
+    tokens = corpus_token_totals(engine, corpus_id(engine, corpus))
+    done = max(stats.passages_done, 1)
+    return {
+        **stats.__dict__,
+        "llm_calls": tokens.calls,
+        "cached_llm_calls": tokens.cached_calls,
+        "input_tokens": tokens.input_tokens,
+        "output_tokens": tokens.output_tokens,
+        "input_tokens_per_passage": tokens.input_tokens / done,
+        "output_tokens_per_passage": tokens.output_tokens / done,
+    }
 
 
 def make_extractor(context: IndexContext, services: Services) -> Extractor:
@@ -198,23 +215,11 @@ def build_index_graph(
 
     async def summarize(state: IndexState, runtime: Runtime[IndexContext]) -> dict[str, Any]:
         svc = provide(runtime.context or IndexContext())
-        stats = await asyncio.to_thread(corpus_stats, svc.engine, state["corpus"])
-        tokens = await asyncio.to_thread(corpus_token_totals, svc.engine, state["corpus_id"])
-        done = max(stats.passages_done, 1)
-        return {
-            "summary": {
-                **stats.__dict__,
-                "llm_calls": tokens.calls,
-                "cached_llm_calls": tokens.cached_calls,
-                "input_tokens": tokens.input_tokens,
-                "output_tokens": tokens.output_tokens,
-                "input_tokens_per_passage": tokens.input_tokens / done,
-                "output_tokens_per_passage": tokens.output_tokens / done,
-                "wall_time_s": time.time() - state.get("started_at", time.time()),
-                "this_run": dict(state.get("counters", {})),
-                "errors": state.get("errors", [])[:5],
-            }
-        }
+        summary = await asyncio.to_thread(corpus_summary, svc.engine, state["corpus"])
+        summary["wall_time_s"] = time.time() - state.get("started_at", time.time())
+        summary["this_run"] = dict(state.get("counters", {}))
+        summary["errors"] = state.get("errors", [])[:5]
+        return {"summary": summary}
 
     graph = StateGraph(IndexState, context_schema=IndexContext)
     graph.add_node("register_passages", register_passages)

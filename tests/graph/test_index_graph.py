@@ -171,3 +171,21 @@ async def test_empty_and_oversized_passages(engine: Engine, database_url: str) -
 
 def test_sample_passages_are_read(tmp_path: Path) -> None:
     assert [p["title"] for p in SAMPLE] == ["Thomas C. Sudhof", "David Eagleman", "Karl Deisseroth"]
+
+
+async def test_stats_command_prints_the_summary_from_the_database(
+    engine: Engine,
+    database_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    await run(services(engine, database_url, ScriptedChatModel(rules=[BATCH])), "sample")
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    from graphs.cli import main
+
+    assert main(["stats", "--corpus", "sample"]) == 0
+    out = capsys.readouterr().out
+    assert "3 (3 done, 0 failed, 0 pending)" in out
+    assert "700 / 250" in out  # input / output tokens from the ledger
+    assert main(["stats", "--corpus", "nope"]) == 1
+    assert "no corpus named 'nope'" in capsys.readouterr().err
