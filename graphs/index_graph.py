@@ -223,7 +223,7 @@ def build_index_graph(
 
     graph = StateGraph(IndexState, context_schema=IndexContext)
     graph.add_node("register_passages", register_passages)
-    graph.add_node("index_batch", run_batch, input_schema=BatchTask)  # type: ignore[call-overload]
+    graph.add_node("index_batch", run_batch, input_schema=BatchTask)  # type: ignore[call-overload,arg-type]
     graph.add_node("embed_passages", embed_passages)
     graph.add_node("summarize", summarize)
     graph.add_edge(START, "register_passages")

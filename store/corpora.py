@@ -6,8 +6,19 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, delete, func, select, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import (
+    ColumnElement,
+    Engine,
+    String,
+    and_,
+    any_,
+    bindparam,
+    delete,
+    func,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import ARRAY, insert
 
 from store.engine import StoreError, transaction
 from store.models import (
@@ -88,6 +99,16 @@ def corpus_embedder(engine: Engine, corpus: int) -> str | None:
         return session.get_one(Corpus, corpus).embedder
 
 
+#: Rows per INSERT: PostgreSQL's protocol allows at most 65,535 parameters in one statement.
+INSERT_CHUNK = 2000
+
+
+def _hash_filter(corpus: int, hashes: Sequence[str]) -> ColumnElement[bool]:
+    # One array parameter instead of one per hash, so a 100k-passage corpus fits one statement.
+    wanted = bindparam("hashes", value=list(set(hashes)), type_=ARRAY(String(64)))
+    return and_(Passage.corpus_id == corpus, Passage.content_hash == any_(wanted))
+
+
 def add_passages(
     engine: Engine, corpus: int, passages: Sequence[tuple[str, str]]
 ) -> list[PassageRow]:
@@ -99,9 +120,7 @@ def add_passages(
     with transaction(engine) as session:
         existing = set(
             session.execute(
-                select(Passage.content_hash).where(
-                    Passage.corpus_id == corpus, Passage.content_hash.in_(set(hashes))
-                )
+                select(Passage.content_hash).where(_hash_filter(corpus, hashes))
             ).scalars()
         )
         base = session.execute(
@@ -117,14 +136,18 @@ def add_passages(
                     "content_hash": digest,
                     "position": base + 1 + len(fresh),
                 }
-        if fresh:
-            inserted = session.execute(
-                insert(Passage)
-                .values(list(fresh.values()))
-                .on_conflict_do_nothing(constraint="uq_passages_corpus_hash")
-                .returning(Passage.n_lexemes)
-            ).scalars()
-            lexemes = list(inserted)
+        values = list(fresh.values())
+        lexemes: list[int] = []
+        for start in range(0, len(values), INSERT_CHUNK):
+            lexemes.extend(
+                session.execute(
+                    insert(Passage)
+                    .values(values[start : start + INSERT_CHUNK])
+                    .on_conflict_do_nothing(constraint="uq_passages_corpus_hash")
+                    .returning(Passage.n_lexemes)
+                ).scalars()
+            )
+        if lexemes:
             session.execute(
                 update(Corpus)
                 .where(Corpus.id == corpus)
@@ -136,7 +159,7 @@ def add_passages(
         rows = session.execute(
             select(
                 Passage.content_hash, Passage.id, Passage.title, Passage.text, Passage.status
-            ).where(Passage.corpus_id == corpus, Passage.content_hash.in_(set(hashes)))
+            ).where(_hash_filter(corpus, hashes))
         ).all()
     by_hash = {row[0]: PassageRow(row[1], row[2], row[3], row[4]) for row in rows}
     return [by_hash[digest] for digest in hashes]

@@ -108,3 +108,12 @@ def test_failures_keep_the_raw_output(engine: Engine) -> None:
     record_failure(engine, corpus, p.id, "bad json", "{oops")
     stats = corpus_stats(engine, "c1")
     assert (stats.passages_failed, stats.failures) == (1, 1)
+
+
+def test_a_large_corpus_is_added_in_statements_under_the_parameter_limit(engine: Engine) -> None:
+    corpus = ensure_corpus(engine, "big", "hash")
+    passages = [(f"T{i}", f"text {i}") for i in range(12_000)]  # 72k parameters in one INSERT
+    rows = add_passages(engine, corpus, passages)
+    assert len({row.id for row in rows}) == 12_000
+    assert corpus_stats(engine, "big").passages == 12_000
+    assert add_passages(engine, corpus, passages[:3])[0].id == rows[0].id
