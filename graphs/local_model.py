@@ -248,7 +248,7 @@ class LocalLlamaChatModel(BaseChatModel):
     ) -> Runnable[LanguageModelInput, Any]:
         """Constrain output with llama.cpp's JSON-schema grammar and parse it (dict or pydantic)."""
         if include_raw:
-            raise NotImplementedError("include_raw is not supported by the local model")
+            raise ValueError("include_raw=True is not supported by the local model")
         if isinstance(schema, dict):
             bound = self.bind(response_format={**_JSON_OBJECT, "schema": schema})
             return bound | JsonOutputParser()

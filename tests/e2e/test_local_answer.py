@@ -1,5 +1,7 @@
 """The real local model answers ../shared/data/sample.json over its three-passage corpus."""
 
+from collections.abc import Callable
+
 import pytest
 from sqlalchemy import Engine, func, select
 
@@ -8,9 +10,8 @@ from graphs.api import answer
 from graphs.corpus_files import read_corpus
 from graphs.embedders import make_embedder
 from graphs.index_graph import IndexContext, build_index_graph
-from graphs.providers import lazy_llm_client
 from graphs.services import Services
-from graphs.settings import Settings
+from nodes.embedding import Embedder
 from store.engine import transaction
 from store.models import LlmCall
 from tests.conftest import SHARED_DATA
@@ -18,25 +19,10 @@ from tests.conftest import SHARED_DATA
 pytestmark = pytest.mark.e2e
 
 
-async def test_local_model_answers_the_sample_question(engine: Engine, database_url: str) -> None:
-    settings = Settings()
-    client = lazy_llm_client(
-        "local",
-        temperature=0.2,
-        api_key=None,
-        model_dir=settings.model_dir,
-        engine=engine,
-        use_cache=False,
-        concurrency=1,
-    )
-    services = Services(
-        engine=engine,
-        database_url=database_url,
-        settings=settings,
-        llm=client,
-        extractor_llm=client,
-        embedder=make_embedder("local:all-MiniLM-L6-v2"),
-    )
+async def test_local_model_answers_the_sample_question(
+    engine: Engine, local_services: Callable[[Embedder, float], Services]
+) -> None:
+    services = local_services(make_embedder("local:all-MiniLM-L6-v2"), 0.2)
     passages = [
         {"title": p.title, "text": p.text} for p in read_corpus(SHARED_DATA / "sample_corpus.json")
     ]

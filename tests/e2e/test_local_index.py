@@ -1,13 +1,13 @@
 """The real local model (Qwen2.5-Coder-1.5B, llama.cpp) extracts three short passages end to end."""
 
+from collections.abc import Callable
+
 import pytest
 from sqlalchemy import Engine, select
 
 from graphs.index_graph import IndexContext, build_index_graph
-from graphs.providers import lazy_llm_client
 from graphs.services import Services
-from graphs.settings import Settings
-from nodes.embedding import HashingEmbedder
+from nodes.embedding import Embedder, HashingEmbedder
 from store.engine import transaction
 from store.models import Entity, Proposition
 
@@ -23,25 +23,10 @@ PASSAGES = [
 ]
 
 
-async def test_local_model_indexes_three_passages(engine: Engine, database_url: str) -> None:
-    settings = Settings()
-    client = lazy_llm_client(
-        "local",
-        temperature=0.1,
-        api_key=None,
-        model_dir=settings.model_dir,
-        engine=engine,
-        use_cache=False,
-        concurrency=1,
-    )
-    services = Services(
-        engine=engine,
-        database_url=database_url,
-        settings=settings,
-        llm=client,
-        extractor_llm=client,
-        embedder=HashingEmbedder(),
-    )
+async def test_local_model_indexes_three_passages(
+    engine: Engine, local_services: Callable[[Embedder, float], Services]
+) -> None:
+    services = local_services(HashingEmbedder(), 0.1)
     state = await build_index_graph(services).ainvoke(
         {"corpus": "e2e", "passages": PASSAGES}, context=IndexContext(extractor="llm", batch_size=3)
     )
