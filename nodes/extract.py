@@ -95,10 +95,19 @@ def output_schema(passages: int) -> dict[str, object]:
         },
         "required": ["id", "propositions", "entities"],
     }
+    numbered = [
+        {**item, "properties": {**item["properties"], "id": {"const": number}}}  # type: ignore[dict-item]
+        for number in range(1, passages + 1)
+    ]
     return {
         "type": "object",
         "properties": {
-            "passages": {"type": "array", "items": item, "minItems": passages, "maxItems": passages}
+            "passages": {
+                "type": "array",
+                "prefixItems": numbered,
+                "minItems": passages,
+                "maxItems": passages,
+            }
         },
         "required": ["passages"],
     }
@@ -114,22 +123,30 @@ def validator(expected: int):  # type: ignore[no-untyped-def]
         for passage in reply.passages:
             if any(not s.strip() for s in passage.propositions):
                 raise ValueError(f"passage {passage.id} has an empty proposition")
-            for name, _, indices in passage.entities:
-                bad = [i for i in indices if not 0 <= i < len(passage.propositions)]
-                if bad:
-                    raise ValueError(
-                        f"passage {passage.id}: entity {name!r} points at missing statements {bad}"
-                    )
+            linked = [
+                i
+                for _, _, indices in passage.entities
+                for i in indices
+                if 0 <= i < len(passage.propositions)
+            ]
+            if passage.entities and not linked:
+                raise ValueError(f"passage {passage.id}: no entity points at an existing statement")
 
     return check
 
 
 def to_extraction(passage: PassageInput, reply: PassageJson) -> Extraction:
     """Convert one validated passage reply; entities without a name are dropped."""
+    # A stray index (a statement the model did not write) loses one edge, not the passage.
+    count = len(reply.propositions)
     entities = tuple(
-        EntityMention(name.strip(), (kind or "thing").strip(), tuple(sorted(set(indices))))
+        EntityMention(
+            name.strip(),
+            (kind or "thing").strip(),
+            tuple(sorted({i for i in indices if 0 <= i < count})),
+        )
         for name, kind, indices in reply.entities
-        if name.strip()
+        if name.strip() and any(0 <= i < count for i in indices)
     )
     propositions = tuple(s.strip() for s in reply.propositions)
     return Extraction(passage.id, propositions, entities)

@@ -5,6 +5,7 @@ import pytest
 from nodes.extract import (
     ExtractionJson,
     merge_pieces,
+    output_schema,
     render_batch,
     split_long_text,
     to_extraction,
@@ -59,11 +60,29 @@ def test_validator_checks_passage_ids_and_indices() -> None:
     reply = ExtractionJson.model_validate(GOOD)
     with pytest.raises(ValueError, match=r"expected passage ids 1..3, got \[1, 2\]"):
         validator(3)(reply)
-    bad = ExtractionJson.model_validate(
-        {"passages": [{"id": 1, "propositions": ["a"], "entities": [["A", "t", [0, 4]]]}]}
+    stray = ExtractionJson.model_validate(
+        {
+            "passages": [
+                {"id": 1, "propositions": ["a"], "entities": [["A", "t", [0, 4]], ["B", "t", [7]]]}
+            ]
+        }
     )
-    with pytest.raises(ValueError, match=r"entity 'A' points at missing statements \[4\]"):
-        validator(1)(bad)
+    validator(1)(stray)  # one usable link is enough; stray indices are dropped below
+    assert to_extraction(PassageInput(3, "T", "a"), stray.passages[0]) == Extraction(
+        3, ("a",), (EntityMention("A", "t", (0,)),)
+    )
+    hopeless = ExtractionJson.model_validate(
+        {"passages": [{"id": 1, "propositions": ["a"], "entities": [["A", "t", [4]]]}]}
+    )
+    with pytest.raises(ValueError, match="passage 1: no entity points at an existing statement"):
+        validator(1)(hopeless)
+
+
+def test_output_schema_fixes_the_passage_count_and_numbers() -> None:
+    schema = output_schema(2)
+    passages = schema["properties"]["passages"]  # type: ignore[index]
+    assert (passages["minItems"], passages["maxItems"]) == (2, 2)
+    assert [p["properties"]["id"] for p in passages["prefixItems"]] == [{"const": 1}, {"const": 2}]
 
 
 def test_render_batch_numbers_passages_from_one() -> None:
