@@ -12,8 +12,11 @@ from sqlalchemy import Engine
 from graphs.scripted_model import ScriptedChatModel
 from nodes.llm_client import LlmClient
 
-#: Room for a five-passage extraction reply (≈250 tokens a passage) inside the 8k context.
+#: Output caps for the local model: room for a five-passage extraction reply (≈250 tokens a
+#: passage), and a tighter cap for agent steps, whose JSON replies are short, so a reply that
+#: starts repeating itself costs seconds instead of minutes on a CPU.
 LOCAL_MAX_TOKENS = 3072
+AGENT_MAX_TOKENS = 768
 
 
 class ProviderConfigError(ValueError):
@@ -30,7 +33,12 @@ class ChatModels:
 
 
 def make_chat_models(
-    spec: str, *, temperature: float, api_key: str | None, model_dir: Path
+    spec: str,
+    *,
+    temperature: float,
+    api_key: str | None,
+    model_dir: Path,
+    max_tokens: int = LOCAL_MAX_TOKENS,
 ) -> ChatModels:
     """Build the chat model named by `spec`.
 
@@ -42,13 +50,13 @@ def make_chat_models(
 
         path = resolve_gguf(spec, model_dir)
         text: BaseChatModel = LocalLlamaChatModel(
-            model_path=str(path), temperature=temperature, max_tokens=LOCAL_MAX_TOKENS
+            model_path=str(path), temperature=temperature, max_tokens=max_tokens
         )
         local_json: BaseChatModel = LocalLlamaChatModel(
             model_path=str(path),
             temperature=temperature,
             json_mode=True,
-            max_tokens=LOCAL_MAX_TOKENS,
+            max_tokens=max_tokens,
         )
         return ChatModels(text, local_json, f"local:{path.name}")
     if spec.startswith("gemini:"):
@@ -117,12 +125,17 @@ def lazy_llm_client(
     engine: Engine | None,
     use_cache: bool,
     concurrency: int,
+    max_tokens: int = LOCAL_MAX_TOKENS,
 ) -> LlmClient:
     """An LlmClient that builds its model on the first real call (cache hits never build it)."""
 
     def build() -> tuple[BaseChatModel, BaseChatModel]:
         models = make_chat_models(
-            spec, temperature=temperature, api_key=api_key, model_dir=model_dir
+            spec,
+            temperature=temperature,
+            api_key=api_key,
+            model_dir=model_dir,
+            max_tokens=max_tokens,
         )
         return models.text, models.json
 

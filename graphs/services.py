@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 
 from graphs.embedders import make_embedder
-from graphs.providers import lazy_llm_client
+from graphs.providers import AGENT_MAX_TOKENS, LOCAL_MAX_TOKENS, lazy_llm_client
 from graphs.settings import Settings
 from nodes.embedding import Embedder
 from nodes.llm_client import LlmClient
@@ -36,7 +36,9 @@ class Services:
         """The judge model (GRASP_JUDGE_MODEL, else the chat model), built on first use."""
         if self._judge is None:
             spec = self.settings.judge_model or self.settings.chat_model
-            self._judge = _client(self.settings, self.engine, spec, temperature=0.0)
+            self._judge = _client(
+                self.settings, self.engine, spec, temperature=0.0, max_tokens=AGENT_MAX_TOKENS
+            )
         return self._judge
 
 
@@ -64,16 +66,25 @@ def build_services(settings: Settings) -> Services:
         engine=engine,
         database_url=url,
         settings=settings,
-        llm=_client(settings, engine, spec, temperature=GENERATOR_TEMPERATURE),
+        llm=_client(
+            settings, engine, spec, temperature=GENERATOR_TEMPERATURE, max_tokens=AGENT_MAX_TOKENS
+        ),
         extractor_llm=_client(settings, engine, spec, temperature=EXTRACTOR_TEMPERATURE),
         embedder=make_embedder(settings.embedder, settings.google_api_key),
     )
 
 
-def _client(settings: Settings, engine: Engine, spec: str, temperature: float) -> LlmClient:
+def _client(
+    settings: Settings,
+    engine: Engine,
+    spec: str,
+    temperature: float,
+    max_tokens: int = LOCAL_MAX_TOKENS,
+) -> LlmClient:
     return lazy_llm_client(
         spec,
         temperature=temperature,
+        max_tokens=max_tokens,
         api_key=settings.google_api_key,
         model_dir=settings.model_dir,
         engine=engine,
