@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from graphs.corpus_files import SourcePassage, join_sentences, passage_match_key
+from graphs.corpus_files import SourcePassage, iter_json_lines, join_sentences, passage_match_key
 
 _HOPS_PREFIX = re.compile(r"^(\d+)hop")
 _PLACEHOLDER = re.compile(r"#(\d+)")
@@ -221,14 +221,7 @@ def load_longbench(path: Path, dataset: str | None = None) -> list[LongBenchSamp
     """Read a LongBench JSON-lines file (input, context, answers, _id, length)."""
     path = Path(path)
     samples: list[LongBenchSample] = []
-    for lineno, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{path}: line {lineno}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise QuestionFormatError(f"{where}: invalid JSON: {exc.msg}") from exc
+    for where, record in iter_json_lines(path, QuestionFormatError):
         if not isinstance(record, dict):
             raise QuestionFormatError(f"{where}: expected an object")
         answers = _field(record, "answers", list, where)

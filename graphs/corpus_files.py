@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,18 +95,22 @@ def _passage_from_sentences(title: str, value: Any, path: Path) -> SourcePassage
     return SourcePassage(title=title.strip(), text=join_sentences(value))
 
 
-def _read_json_lines(path: Path) -> list[SourcePassage]:
-    passages: list[SourcePassage] = []
+def iter_json_lines(path: Path, error: type[ValueError] = ValueError) -> Iterator[tuple[str, Any]]:
+    """Yield (location, parsed object) per non-blank line; bad JSON raises `error` naming the line."""
     for lineno, line in enumerate(_read_text(path).splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{path}: line {lineno}"
         try:
-            obj = json.loads(line)
+            yield where, json.loads(line)
         except json.JSONDecodeError as exc:
-            raise CorpusFormatError(f"{where}: invalid JSON: {exc.msg}") from exc
-        passages.append(_passage_from_object(obj, where))
-    return passages
+            raise error(f"{where}: invalid JSON: {exc.msg}") from exc
+
+
+def _read_json_lines(path: Path) -> list[SourcePassage]:
+    return [
+        _passage_from_object(obj, where) for where, obj in iter_json_lines(path, CorpusFormatError)
+    ]
 
 
 def _read_folder(folder: Path) -> list[SourcePassage]:
