@@ -7,11 +7,13 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from evals.baselines import DEFAULT_K, Answer, answer_closed_book, answer_with_passages
 from evals.closed_book import ClosedBookItem, estimate_probabilities
@@ -20,6 +22,7 @@ from evals.metrics import exact_match, token_f1
 from evals.results import JsonlAppender, read_jsonl
 from evals.summary import GroupSummary, summarise
 from graphs.api import make_context
+from graphs.checkpoints import open_checkpointer
 from graphs.grasp_graph import GraspGraph, build_grasp_graph
 from graphs.services import Services
 from nodes.llm_client import LlmClient
@@ -97,9 +100,32 @@ async def answer_item(run: QaRun, graph: GraspGraph | None, item: QaItem, thread
             run.k_passages,
         )
     assert graph is not None
+    return await answer_with_grasp(graph, item, thread, run.grasp_settings)
+
+
+async def answer_with_grasp(
+    graph: GraspGraph, item: QaItem, thread: str, settings: dict[str, Any]
+) -> Answer:
+    """Run the agent on the question's checkpointed thread, continuing an interrupted run.
+
+    The results file, not the checkpoints, says what is done: a finished thread whose answer is
+    not in the file (the file was removed, or the process died before writing the line) is
+    cleared and answered afresh, so its token tally never mixes two runs.
+    """
+    assert item.corpus is not None
     config: RunnableConfig = {"configurable": {"thread_id": thread}}
-    context = make_context(item.corpus, **run.grasp_settings)
-    state = await graph.ainvoke({"question": item.question}, config, context=context)
+    snapshot = await graph.aget_state(config)
+    resume = snapshot.metadata is not None and bool(snapshot.next)
+    if snapshot.metadata is not None and not resume:
+        assert isinstance(graph.checkpointer, BaseCheckpointSaver)
+        await graph.checkpointer.adelete_thread(thread)
+    state = await graph.ainvoke(
+        None if resume else {"question": item.question},
+        config,
+        context=make_context(item.corpus, **settings),
+        # Every step is saved before the next starts: a crash loses only the calls in flight.
+        durability="sync",
+    )
     tokens = state.get("tokens") or {}
     return Answer(
         prediction=str(state.get("final_answer") or "").strip(),
@@ -169,7 +195,26 @@ async def run_questions(
     """Answer every item not yet in the results file, `run.concurrency` at a time."""
     previous = {str(r["id"]): r for r in read_jsonl(run.results)}
     todo = [item for item in items if item.id not in previous]
-    graph = build_grasp_graph(run.services) if run.method == "grasp" else None
+    async with AsyncExitStack() as stack:
+        graph = None
+        if run.method == "grasp" and todo:
+            # Checkpointed like `grasp ask`: a line's thread_id opens in `grasp show` and in
+            # Studio, and an interrupted question continues where it stopped.
+            saver = await stack.enter_async_context(open_checkpointer(run.services.database_url))
+            graph = build_grasp_graph(run.services, saver)
+        fresh, failed = await answer_all(run, graph, todo, progress)
+    by_id = {**previous, **fresh}
+    records = [by_id[item.id] for item in items if item.id in by_id]
+    return RunOutcome(len(fresh), len(items) - len(todo), failed, records)
+
+
+async def answer_all(
+    run: QaRun,
+    graph: GraspGraph | None,
+    todo: Sequence[QaItem],
+    progress: Callable[[str], None] | None,
+) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
+    """Solve and append each item, `run.concurrency` at a time; failures are listed, not raised."""
     judge = run.services.judge() if run.judge else None
     appender = JsonlAppender(run.results)
     gate = asyncio.Semaphore(max(run.concurrency, 1))
@@ -192,9 +237,7 @@ async def run_questions(
                 progress(f"{item.id}: {record['prediction']!r} em={record['em']:.0f}")
 
     await asyncio.gather(*(work(item) for item in todo))
-    by_id = {**previous, **fresh}
-    records = [by_id[item.id] for item in items if item.id in by_id]
-    return RunOutcome(len(fresh), len(items) - len(todo), failed, records)
+    return fresh, failed
 
 
 def summary_path(results: Path) -> Path:

@@ -12,7 +12,9 @@ from evals.commands import run_eval, run_retrieval
 from evals.qa_runner import QaRun, RunOutcome
 from evals.reports import write_report
 from evals.summary import GroupSummary
+from graphs.checkpoints import open_checkpointer
 from graphs.cli import build_parser
+from graphs.grasp_graph import build_grasp_graph
 from graphs.scripted_model import ScriptedChatModel, ScriptedReply
 from graphs.services import Services
 from graphs.settings import Settings
@@ -22,6 +24,8 @@ from store.ledger import CallRecord, record_call
 from tests.graph.test_grasp_graph import (
     CORPUS,
     EMBEDDER,
+    PLAN,
+    REWRITE,
     build_corpus,
     chain_rules,
     comparison_rules,
@@ -238,6 +242,9 @@ async def test_grasp_run_scores_judges_bills_and_resumes(
     )
     assert (chain["indexing_tokens"], chain["total_tokens"]) == (500.0, 2451.0)
     assert chain["thread_id"] == "eval:grasp:films:2hop__chain"
+    # The line's thread is checkpointed: it opens in `grasp show` and in Studio.
+    snapshot = await thread_state(svc, database_url, chain["thread_id"])
+    assert (snapshot.values["final_answer"], snapshot.next) == ("Lisbon", ())
     compare = next(r for r in lines if r["id"] == "3hop__compare")
     assert (compare["prediction"], compare["em"], compare["tokens"], compare["total_tokens"]) == (
         "Lena Marsh",
@@ -270,6 +277,70 @@ async def test_grasp_run_scores_judges_bills_and_resumes(
     assert (len(prompts(svc.llm)), len(prompts(judge)), len(prompts(sampler))) == seen
     assert summaries_again == summaries
     assert len(run.results.read_text().splitlines()) == 2
+
+
+async def thread_state(svc: Services, database_url: str, thread: str) -> Any:
+    async with open_checkpointer(database_url) as saver:
+        graph = build_grasp_graph(svc, saver)
+        return await graph.aget_state({"configurable": {"thread_id": thread}})
+
+
+async def test_an_interrupted_question_continues_from_its_checkpoint(
+    engine: Engine, database_url: str, questions: Path, tmp_path: Path
+) -> None:
+    ids = build_corpus(engine)
+    # The model dies once, on the second hop's rewrite: the plan and hop 1 are already saved.
+    crash = ScriptedReply(
+        when=[REWRITE, "Sub-question: Where was Tomas Reyd born?"],
+        reply="",
+        error="model process died",
+        times=1,
+    )
+    svc, _, _ = make_services(engine, database_url, [crash, *chain_rules(ids)])
+    cli = args(
+        "eval",
+        str(questions),
+        "--corpus",
+        "films",
+        "--limit",
+        "1",
+        "--no-judge",
+        "--p-samples",
+        "0",
+        "--out",
+        str(tmp_path / "runs"),
+    )
+    thread = "eval:grasp:films:2hop__chain"
+
+    run, outcome, _ = await evaluate(cli, svc, None)
+    assert (outcome.answered, len(outcome.failed)) == (0, 1)
+    assert outcome.failed[0][0] == "2hop__chain" and "model process died" in outcome.failed[0][1]
+    assert not run.results.exists() or run.results.read_text() == ""
+    stopped = await thread_state(svc, database_url, thread)
+    assert stopped.next == ("sub_agent",)
+    assert list(stopped.values["answers"].values()) == ["Tomas Reyd"]
+
+    _, outcome, _ = await evaluate(cli, svc, None)
+    assert (outcome.answered, outcome.failed) == (1, [])
+    line = json.loads(run.results.read_text())
+    # Neither the planner nor hop 1 ran again, and the tally equals an uninterrupted run's.
+    assert len([p for p in prompts(svc.llm) if PLAN in p]) == 1
+    hop_one = "Sub-question: Who directed Blue Harbor?"
+    assert len([p for p in prompts(svc.llm) if REWRITE in p and hop_one in p]) == 1
+    assert (line["prediction"], line["input_tokens"], line["output_tokens"], line["calls"]) == (
+        "Lisbon",
+        1770,
+        181,
+        10,
+    )
+
+    # With its line gone, the finished thread is answered afresh, not replayed or double-billed.
+    run.results.unlink()
+    _, outcome, _ = await evaluate(cli, svc, None)
+    assert outcome.answered == 1
+    line = json.loads(run.results.read_text())
+    assert len([p for p in prompts(svc.llm) if PLAN in p]) == 2
+    assert (line["prediction"], line["tokens"], line["calls"]) == ("Lisbon", 1951, 10)
 
 
 async def test_resume_answers_only_what_is_missing(
