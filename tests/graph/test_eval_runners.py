@@ -176,6 +176,22 @@ def args(*argv: str) -> Any:
     return build_parser().parse_args(list(argv))
 
 
+def unjudged_eval(questions: Path, out: Path, *extra: str) -> Any:
+    """`grasp eval` of the default method over films, without judge or closed-book samples."""
+    return args(
+        "eval",
+        str(questions),
+        "--corpus",
+        "films",
+        "--no-judge",
+        "--p-samples",
+        "0",
+        "--out",
+        str(out),
+        *extra,
+    )
+
+
 @pytest.fixture
 def questions(tmp_path: Path) -> Path:
     path = tmp_path / "musique_toy.json"
@@ -297,19 +313,7 @@ async def test_an_interrupted_question_continues_from_its_checkpoint(
         times=1,
     )
     svc, _, _ = make_services(engine, database_url, [crash, *chain_rules(ids)])
-    cli = args(
-        "eval",
-        str(questions),
-        "--corpus",
-        "films",
-        "--limit",
-        "1",
-        "--no-judge",
-        "--p-samples",
-        "0",
-        "--out",
-        str(tmp_path / "runs"),
-    )
+    cli = unjudged_eval(questions, tmp_path / "runs", "--limit", "1")
     thread = "eval:grasp:films:2hop__chain"
 
     run, outcome, _ = await evaluate(cli, svc, None)
@@ -348,27 +352,12 @@ async def test_resume_answers_only_what_is_missing(
 ) -> None:
     ids = build_corpus(engine)
     svc, _, _ = make_services(engine, database_url, chain_rules(ids) + comparison_rules(ids))
-    out = str(tmp_path / "runs")
-    first = args(
-        "eval",
-        str(questions),
-        "--corpus",
-        "films",
-        "--limit",
-        "1",
-        "--no-judge",
-        "--p-samples",
-        "0",
-        "--out",
-        out,
-    )
+    first = unjudged_eval(questions, tmp_path / "runs", "--limit", "1")
     _, outcome, _ = await evaluate(first, svc, None)
     assert (outcome.answered, outcome.skipped) == (1, 0)
     plans = [p for p in prompts(svc.llm) if "You split a question" in p]
     assert len(plans) == 1
-    rest = args(
-        "eval", str(questions), "--corpus", "films", "--no-judge", "--p-samples", "0", "--out", out
-    )
+    rest = unjudged_eval(questions, tmp_path / "runs")
     run, outcome, summaries = await evaluate(rest, svc, None)
     assert (outcome.answered, outcome.skipped) == (1, 1)
     plans = [p for p in prompts(svc.llm) if "You split a question" in p]
