@@ -13,7 +13,7 @@ from store.models import Base
 config = context.config
 target_metadata = Base.metadata
 
-#: Created and migrated by langgraph-checkpoint-postgres's own `setup()` (graphs/checkpoints.py),
+#: Created and migrated by langgraph-checkpoint-postgres's own `setup()` (graphs/runtime/checkpoints.py),
 #: in the same database: alembic must neither drop them nor report them as drift.
 LANGGRAPH_TABLES = frozenset(
     {"checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations"}

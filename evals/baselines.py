@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Engine
 
 from nodes.embedding import Embedder
-from nodes.llm_client import CallTag, LlmClient, LlmResult, MalformedOutput, system_and_user
+from nodes.llm.client import CallTag, LlmClient, LlmResult, MalformedOutput, system_and_user
 from store.engine import transaction
 from store.retrieval import PassageText, bm25_passages, dense_passages, passage_texts
 from store.scoring import top_k

@@ -20,7 +20,7 @@ from evals.baselines import answer_closed_book
 from evals.judge import judge_answer
 from evals.metrics import closed_book_probability, exact_match
 from evals.results import CACHE_DIR, JsonlAppender, read_jsonl
-from nodes.llm_client import LlmClient
+from nodes.llm.client import LlmClient
 
 log = logging.getLogger(__name__)
 

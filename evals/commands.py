@@ -19,11 +19,11 @@ from evals.reports import write_report
 from evals.results import RETRIEVAL_DIR, results_dir, safe_name, write_jsonl
 from evals.retrieval_eval import MODES, RETRIEVAL_METHODS, evaluate_retrieval, make_retriever
 from evals.summary import GroupSummary, format_number
-from graphs.context import GraspContext
-from graphs.providers import lazy_llm_client
-from graphs.services import Services, services_for
-from graphs.settings import Settings
-from nodes.llm_client import LlmClient
+from graphs.agent.context import GraspContext
+from graphs.models.providers import lazy_llm_client
+from graphs.runtime.services import Services, services_for
+from graphs.runtime.settings import Settings
+from nodes.llm.client import LlmClient
 from store.corpora import corpus_embedder, corpus_id
 from store.grasp_retrieval import RetrievalParams
 from store.ledger import corpus_token_totals
@@ -163,7 +163,7 @@ def summary_lines(label: str, summaries: list[GroupSummary]) -> list[str]:
 
 
 async def handle_eval(args: argparse.Namespace) -> int:
-    from graphs.cli import console, errors
+    from graphs.cli.main import console, errors
 
     settings = Settings.from_env()
     services = services_for(settings)
@@ -208,7 +208,7 @@ def run_retrieval(args: argparse.Namespace, services: Services) -> tuple[Path, d
 
 
 def handle_eval_retrieval(args: argparse.Namespace) -> int:
-    from graphs.cli import console
+    from graphs.cli.main import console
 
     path, result = run_retrieval(args, services_for(Settings.from_env()))
     console.print(f"{args.method} / {args.mode}: group n R@2 R@5 R@10")
@@ -223,7 +223,7 @@ def handle_eval_retrieval(args: argparse.Namespace) -> int:
 
 
 def handle_eval_report(args: argparse.Namespace) -> int:
-    from graphs.cli import console
+    from graphs.cli.main import console
 
     if not args.directory.is_dir():
         raise FileNotFoundError(f"no results folder {args.directory}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import Engine, select
 
 from evals.loaders import GoldPassageMissing, QAExample, resolve_gold_passages
-from graphs.corpus_files import passage_match_key
+from graphs.indexing.corpus_files import passage_match_key
 from store.engine import transaction
 from store.models import Passage
 

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from nodes.llm_client import CallTag, LlmClient, LlmResult, MalformedOutput, system_and_user
+from nodes.llm.client import CallTag, LlmClient, LlmResult, MalformedOutput, system_and_user
 
 STRICT = """\
 You grade answers to quiz questions. You get a question, the reference answer (with accepted \

@@ -9,7 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from graphs.corpus_files import SourcePassage, iter_json_lines, join_sentences, passage_match_key
+from graphs.indexing.corpus_files import (
+    SourcePassage,
+    iter_json_lines,
+    join_sentences,
+    passage_match_key,
+)
 
 _HOPS_PREFIX = re.compile(r"^(\d+)hop")
 _PLACEHOLDER = re.compile(r"#(\d+)")

@@ -12,9 +12,9 @@ from langchain_core.runnables import RunnableConfig
 
 from evals.loaders import LongBenchSample
 from evals.qa_runner import Prepare, QaItem, QaRun
-from graphs.corpus_files import SourcePassage
-from graphs.index_graph import ExtractorName, IndexContext, build_index_graph
-from graphs.services import Services
+from graphs.indexing.corpus_files import SourcePassage
+from graphs.indexing.graph import ExtractorName, IndexContext, build_index_graph
+from graphs.runtime.services import Services
 from store.corpora import add_passages, ensure_corpus
 from store.graph_writes import passages_without_embedding, set_passage_embeddings
 from store.ledger import corpus_token_totals

@@ -21,11 +21,11 @@ from evals.judge import judge_answer
 from evals.metrics import exact_match, token_f1
 from evals.results import JsonlAppender, read_jsonl
 from evals.summary import GroupSummary, summarise
+from graphs.agent.graph import GraspGraph, build_grasp_graph
 from graphs.api import make_context
-from graphs.checkpoints import open_checkpointer
-from graphs.grasp_graph import GraspGraph, build_grasp_graph
-from graphs.services import Services
-from nodes.llm_client import LlmClient
+from graphs.runtime.checkpoints import open_checkpointer
+from graphs.runtime.services import Services
+from nodes.llm.client import LlmClient
 from store.corpora import corpus_id
 
 log = logging.getLogger(__name__)

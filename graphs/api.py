@@ -21,9 +21,10 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Checkpointer
 
-from graphs.context import GraspContext, ServicesProvider
-from graphs.grasp_graph import GraspGraph, build_grasp_graph
-from graphs.services import Services
+from graphs.agent.context import GraspContext
+from graphs.agent.graph import GraspGraph, build_grasp_graph
+from graphs.runtime.services import Services
+from graphs.runtime.wiring import ServicesProvider
 
 __all__ = ["GraspContext", "answer", "get_grasp_graph", "make_context"]
 

@@ -1,4 +1,4 @@
-"""What nodes need from the outside world, as a protocol (graphs/services.py provides it)."""
+"""What nodes need from the outside world, as a protocol (graphs/runtime/services.py provides it)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Protocol
 from sqlalchemy import Engine
 
 from nodes.embedding import Embedder
-from nodes.llm_client import LlmClient
+from nodes.llm.client import LlmClient
 
 
 class NodeServices(Protocol):

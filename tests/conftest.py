@@ -14,7 +14,6 @@ from sqlalchemy import Engine, text
 from store.embedded import start_embedded_server
 from store.engine import libpq_url, make_engine, migrate
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 TABLES = (
     "entity_propositions, entities, extraction_failures, propositions, passages, "
     "llm_calls, llm_cache, corpora"

@@ -5,9 +5,9 @@ from collections.abc import Callable
 import pytest
 from sqlalchemy import Engine
 
-from graphs.providers import lazy_llm_client
-from graphs.services import Services
-from graphs.settings import Settings
+from graphs.models.providers import lazy_llm_client
+from graphs.runtime.services import Services
+from graphs.runtime.settings import Settings
 from nodes.embedding import Embedder
 
 

@@ -7,14 +7,14 @@ from sqlalchemy import Engine, func, select
 
 from evals.loaders import load_questions
 from graphs.api import answer
-from graphs.corpus_files import read_corpus
-from graphs.embedders import make_embedder
-from graphs.index_graph import IndexContext, build_index_graph
-from graphs.services import Services
+from graphs.indexing.corpus_files import read_corpus
+from graphs.indexing.graph import IndexContext, build_index_graph
+from graphs.models.embedders import make_embedder
+from graphs.runtime.services import Services
 from nodes.embedding import Embedder
 from store.engine import transaction
 from store.models import LlmCall
-from tests.conftest import SHARED_DATA
+from tests.fixtures.data import SHARED_DATA
 
 pytestmark = pytest.mark.e2e
 

@@ -5,8 +5,8 @@ from collections.abc import Callable
 import pytest
 from sqlalchemy import Engine, select
 
-from graphs.index_graph import IndexContext, build_index_graph
-from graphs.services import Services
+from graphs.indexing.graph import IndexContext, build_index_graph
+from graphs.runtime.services import Services
 from nodes.embedding import Embedder, HashingEmbedder
 from store.engine import transaction
 from store.models import Entity, Proposition

@@ -5,8 +5,8 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from graphs.gguf_assembly import DEFAULT_MODEL_DIR, ModelPartsMissingError, resolve_gguf
-from graphs.local_model import LocalLlamaChatModel
+from graphs.models.gguf_assembly import DEFAULT_MODEL_DIR, ModelPartsMissingError, resolve_gguf
+from graphs.models.local_model import LocalLlamaChatModel
 
 pytestmark = pytest.mark.e2e
 

@@ -16,7 +16,7 @@ from sqlalchemy import Engine, select
 
 from store.engine import transaction
 from store.models import LlmCall
-from tests.graph.test_grasp_graph import build_corpus, chain_rules
+from tests.fixtures.films import build_corpus, chain_rules
 
 REPO = Path(__file__).resolve().parents[2]
 QUESTION = "Where was the director of Blue Harbor born?"

@@ -9,11 +9,11 @@ import pytest
 from alembic import command
 from sqlalchemy import Engine, func, select, text
 
-from graphs.checkpoints import CHECKPOINT_TABLES, open_checkpointer
-from graphs.cli import main
+from graphs.cli.main import main
+from graphs.runtime.checkpoints import CHECKPOINT_TABLES, open_checkpointer
 from store.engine import alembic_config, transaction
 from store.models import LlmCall
-from tests.graph.test_grasp_graph import build_corpus, chain_rules
+from tests.fixtures.films import build_corpus, chain_rules
 
 QUESTION = "Where was the director of Blue Harbor born?"
 

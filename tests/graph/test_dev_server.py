@@ -14,7 +14,7 @@ import httpx
 import pytest
 from sqlalchemy import Engine, func, select, text
 
-from tests.graph.test_grasp_graph import build_corpus, chain_rules
+from tests.fixtures.films import build_corpus, chain_rules
 
 REPO = Path(__file__).resolve().parents[2]
 LANGGRAPH = Path(sys.executable).parent / "langgraph"
@@ -92,7 +92,7 @@ def test_a_run_through_the_http_api_answers(dev_server: httpx.Client, engine: En
     assert result["answers"] == {"1": "Tomas Reyd", "2": "Lisbon"}  # JSON keys are strings
     assert (result["tokens"]["input_tokens"], result["tokens"]["calls"]) == (1770, 10)
 
-    # The server's checkpoints are in PostgreSQL (graphs.checkpoints.dev_checkpointer), not memory.
+    # The server's checkpoints are in PostgreSQL (graphs.runtime.checkpoints.dev_checkpointer), not memory.
     with engine.connect() as conn:
         stored = conn.execute(
             select(func.count())

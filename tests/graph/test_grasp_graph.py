@@ -1,236 +1,29 @@
-import json
-import re
-from collections import defaultdict
 from typing import Any
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from sqlalchemy import Engine, select
 
+from graphs.agent.context import GraspContext
+from graphs.agent.graph import build_grasp_graph
 from graphs.api import answer
-from graphs.context import GraspContext
-from graphs.grasp_graph import build_grasp_graph
-from graphs.scripted_model import ScriptedChatModel, ScriptedReply
-from graphs.services import Services
-from graphs.settings import Settings
-from nodes.embedding import HashingEmbedder
-from nodes.llm_client import LlmCallError, LlmClient
-from store.corpora import add_passages, ensure_corpus
+from graphs.models.scripted_model import ScriptedChatModel
+from nodes.llm.client import LlmCallError, LlmClient
 from store.engine import transaction
-from store.graph_writes import (
-    ExtractedEntity,
-    ExtractedPassage,
-    set_passage_embeddings,
-    write_extracted,
+from store.models import LlmCall
+from tests.fixtures.films import (
+    EVALUATE,
+    PLAN,
+    REWRITE,
+    SUB_AGENT_ROUND,
+    SYNTHESIZE,
+    build_corpus,
+    chain_rules,
+    comparison_rules,
+    rule,
+    run,
+    services,
 )
-from store.models import Entity, LlmCall
-
-EMBEDDER = HashingEmbedder()
-
-# title, propositions, entities (name, type, indices of the propositions they occur in)
-CORPUS: list[tuple[str, list[str], list[tuple[str, str, tuple[int, ...]]]]] = [
-    (
-        "Blue Harbor",
-        [
-            "Blue Harbor is a 1998 drama film starring Mara Quell.",
-            "Blue Harbor was directed by Tomas Reyd.",
-        ],
-        [
-            ("Blue Harbor", "Film", (0, 1)),
-            ("Mara Quell", "Person", (0,)),
-            ("Tomas Reyd", "Person", (1,)),
-        ],
-    ),
-    (
-        "Tomas Reyd",
-        ["Tomas Reyd is a film director.", "Tomas Reyd was born in Lisbon in 1950."],
-        [("Tomas Reyd", "Person", (0, 1)), ("Lisbon", "City", (1,))],
-    ),
-    (
-        "Ivo Strand",
-        ["Ivo Strand is a painter.", "Ivo Strand was born in 1962 in Oslo."],
-        [("Ivo Strand", "Person", (0, 1)), ("Oslo", "City", (1,))],
-    ),
-    (
-        "Lena Marsh",
-        ["Lena Marsh is a sculptor.", "Lena Marsh was born in 1958 in Riga."],
-        [("Lena Marsh", "Person", (0, 1)), ("Riga", "City", (1,))],
-    ),
-]
-
-# Each prompt's distinctive opening, so rules can say which node they answer.
-PLAN = "You split a question"
-REWRITE = "You prepare a search"
-SELECT = "You steer a search"
-EVALUATE = "You answer one sub-question"
-SYNTHESIZE = "You give the final answer"
-TOKENS = {
-    PLAN: (300, 40),
-    REWRITE: (120, 15),
-    SELECT: (150, 8),
-    EVALUATE: (200, 25),
-    SYNTHESIZE: (180, 12),
-}
-
-
-def rule(node: str, *texts: str, reply: dict[str, Any], times: int | None = None) -> ScriptedReply:
-    tokens_in, tokens_out = TOKENS[node]
-    return ScriptedReply(
-        when=[re.escape(node), *(re.escape(t) for t in texts)],
-        reply=json.dumps(reply),
-        input_tokens=tokens_in,
-        output_tokens=tokens_out,
-        times=times,
-    )
-
-
-def build_corpus(engine: Engine) -> dict[str, int]:
-    corpus = ensure_corpus(engine, "films", EMBEDDER.name)
-    rows = add_passages(engine, corpus, [(title, " ".join(props)) for title, props, _ in CORPUS])
-    write_extracted(
-        engine,
-        corpus,
-        [
-            ExtractedPassage(
-                row.id,
-                props,
-                EMBEDDER.embed(props),
-                [ExtractedEntity(n, t, ix, EMBEDDER.embed([t])[0]) for n, t, ix in entities],
-            )
-            for row, (_, props, entities) in zip(rows, CORPUS, strict=True)
-        ],
-    )
-    set_passage_embeddings(engine, [r.id for r in rows], EMBEDDER.embed([r.text for r in rows]))
-    with transaction(engine) as session:
-        return {name: eid for name, eid in session.execute(select(Entity.name, Entity.id))}
-
-
-def services(engine: Engine, url: str, rules: list[ScriptedReply]) -> Services:
-    client = LlmClient(
-        model=ScriptedChatModel(rules=rules), model_name="scripted", engine=engine, use_cache=False
-    )
-    return Services(
-        engine=engine,
-        database_url=url,
-        settings=Settings(),
-        llm=client,
-        extractor_llm=client,
-        embedder=EMBEDDER,
-    )
-
-
-async def run(
-    svc: Services, question: str, thread: str = "t1", **context: Any
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Run the graph; return the final state and a trace of which node ran in which superstep."""
-    graph = build_grasp_graph(svc, checkpointer=InMemorySaver())
-    config = {"configurable": {"thread_id": thread}}
-    steps: dict[int, list[str]] = defaultdict(list)
-    agents: dict[int, list[str]] = defaultdict(list)  # sub-question index → its node sequence
-    namespaces: dict[str, int] = {}
-    async for namespace, mode, chunk in graph.astream(
-        {"question": question},
-        config,
-        context=GraspContext(corpus="films", **context),
-        stream_mode=["debug", "updates"],
-        subgraphs=True,
-    ):
-        if mode == "debug" and chunk["type"] == "task":
-            if not namespace:
-                steps[chunk["step"]].append(chunk["payload"]["name"])
-                if chunk["payload"]["name"] == "sub_agent":
-                    task = chunk["payload"]["id"]
-                    namespaces[task] = chunk["payload"]["input"]["index"]
-            else:
-                agents[namespaces[namespace[0].split(":")[1]]].append(chunk["payload"]["name"])
-    state = (await graph.aget_state(config)).values
-    trace = {"steps": [sorted(steps[s]) for s in sorted(steps)], "agents": dict(agents)}
-    return state, trace
-
-
-def chain_rules(ids: dict[str, int]) -> list[ScriptedReply]:
-    return [
-        rule(
-            PLAN,
-            "Question: Where was the director of Blue Harbor born?",
-            reply={
-                "plan": "Find who directed Blue Harbor, then where that person was born.",
-                "sub_questions": ["Who directed Blue Harbor?", "Where was #1 born?"],
-            },
-        ),
-        rule(
-            REWRITE,
-            "Sub-question: Who directed Blue Harbor?",
-            reply={
-                "search_statement": "Blue Harbor was directed by a director.",
-                "keywords": ["Blue Harbor", "directed"],
-            },
-        ),
-        rule(
-            SELECT,
-            "Looking for: Blue Harbor was directed by a director.",
-            f"[{ids['Blue Harbor']}] Blue Harbor (Film)",
-            reply={"entity_ids": [ids["Blue Harbor"], 999]},
-        ),
-        rule(
-            EVALUATE,
-            "Sub-question: Who directed Blue Harbor?",
-            "Blue Harbor: Blue Harbor is a 1998 drama film",
-            reply={
-                "observations": ["Blue Harbor was directed by Tomas Reyd."],
-                "action": "DONE",
-                "answer": "Tomas Reyd",
-            },
-        ),
-        # The second hop: the placeholder is resolved and the first answer is shown.
-        rule(
-            REWRITE,
-            "Answers found so far:\n- Who directed Blue Harbor? → Tomas Reyd\nSub-question: Where was Tomas Reyd born?",
-            reply={
-                "search_statement": "Tomas Reyd was born somewhere.",
-                "keywords": ["Tomas Reyd", "born"],
-            },
-        ),
-        rule(SELECT, "Looking for: Tomas Reyd was born somewhere.", reply={"entity_ids": []}),
-        rule(
-            EVALUATE,
-            "Sub-question: Where was Tomas Reyd born?",
-            "(nothing new was found)",
-            reply={
-                "observations": [],
-                "action": "query again",
-                "search_statement": "Tomas Reyd was born in a city.",
-                "keywords": ["Tomas Reyd", "birthplace"],
-            },
-        ),
-        rule(
-            SELECT,
-            "Looking for: Tomas Reyd was born in a city.",
-            f"[{ids['Tomas Reyd']}] Tomas Reyd (Person)",
-            reply={"entity_ids": [ids["Tomas Reyd"]]},
-        ),
-        rule(
-            EVALUATE,
-            "Sub-question: Where was Tomas Reyd born?",
-            "Tomas Reyd was born in Lisbon in 1950.",
-            reply={
-                "observations": ["Tomas Reyd was born in Lisbon."],
-                "action": "DONE",
-                "answer": "Lisbon",
-            },
-        ),
-        rule(
-            SYNTHESIZE,
-            "1. Who directed Blue Harbor? → Tomas Reyd\n2. Where was Tomas Reyd born? → Lisbon",
-            reply={
-                "answer": "Lisbon",
-                "justification": "Tomas Reyd directed Blue Harbor and was born in Lisbon.",
-            },
-        ),
-    ]
-
-
-SUB_AGENT_ROUND = ["search", "select_entities", "rank_vote", "evaluate"]
 
 
 async def test_a_chain_runs_hop_after_hop(engine: Engine, database_url: str) -> None:
@@ -276,51 +69,6 @@ async def test_a_chain_runs_hop_after_hop(engine: Engine, database_url: str) -> 
     assert sorted((n, a, i) for n, a, i, _ in ledger) == calls
     assert {run for *_, run in ledger} == {"chain-1"}
     assert ("evaluate", "sq2", 2) in calls and ("select_entities", "sq2", 1) in calls
-
-
-def comparison_rules(ids: dict[str, int]) -> list[ScriptedReply]:
-    rules = [
-        rule(
-            PLAN,
-            "Question: Who was born first, Ivo Strand or Lena Marsh?",
-            reply={
-                "plan": "Find both birth years and compare them.",
-                "sub_questions": ["When was Ivo Strand born?", "When was Lena Marsh born?"],
-            },
-        ),
-        rule(
-            SYNTHESIZE,
-            "1. When was Ivo Strand born? → 1962\n2. When was Lena Marsh born? → 1958",
-            reply={"answer": "Lena Marsh", "justification": "1958 is before 1962."},
-        ),
-    ]
-    for name, year in (("Ivo Strand", "1962"), ("Lena Marsh", "1958")):
-        rules += [
-            rule(
-                REWRITE,
-                f"Sub-question: When was {name} born?",
-                reply={
-                    "search_statement": f"{name} was born in a year.",
-                    "keywords": [name, "born"],
-                },
-            ),
-            rule(
-                SELECT,
-                f"Looking for: {name} was born in a year.",
-                reply={"entity_ids": [ids[name]]},
-            ),
-            rule(
-                EVALUATE,
-                f"Sub-question: When was {name} born?",
-                f"{name} was born in {year}",
-                reply={
-                    "observations": [f"{name} was born in {year}."],
-                    "action": "DONE",
-                    "answer": year,
-                },
-            ),
-        ]
-    return rules
 
 
 async def test_a_comparison_runs_its_hops_in_the_same_superstep(

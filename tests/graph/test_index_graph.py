@@ -4,17 +4,17 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, func, select
 
-from graphs.corpus_files import read_corpus
-from graphs.index_graph import IndexContext, build_index_graph
-from graphs.scripted_model import ScriptedChatModel, ScriptedReply
-from graphs.services import Services
-from graphs.settings import Settings
+from graphs.indexing.corpus_files import read_corpus
+from graphs.indexing.graph import IndexContext, build_index_graph
+from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
+from graphs.runtime.services import Services
+from graphs.runtime.settings import Settings
 from nodes.embedding import HashingEmbedder
-from nodes.llm_client import LlmClient
+from nodes.llm.client import LlmClient
 from store.engine import transaction
 from store.models import ExtractionFailure, LlmCall, Proposition
-from tests.conftest import SHARED_DATA
-from tests.graph.index_fixtures import BATCH, EAGLEMAN, SUDHOF, single
+from tests.fixtures.data import SHARED_DATA
+from tests.fixtures.indexing import BATCH, EAGLEMAN, SUDHOF, single
 
 SAMPLE = [
     {"title": p.title, "text": p.text} for p in read_corpus(SHARED_DATA / "sample_corpus.json")
@@ -181,7 +181,7 @@ async def test_stats_command_prints_the_summary_from_the_database(
 ) -> None:
     await run(services(engine, database_url, ScriptedChatModel(rules=[BATCH])), "sample")
     monkeypatch.setenv("DATABASE_URL", database_url)
-    from graphs.cli import main
+    from graphs.cli.main import main
 
     assert main(["stats", "--corpus", "sample"]) == 0
     out = capsys.readouterr().out

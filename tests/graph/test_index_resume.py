@@ -12,8 +12,8 @@ from sqlalchemy import Engine, func, select
 
 from store.engine import transaction
 from store.models import Passage, Proposition
-from tests.conftest import SHARED_DATA
-from tests.graph.index_fixtures import DEISSEROTH, EAGLEMAN, SUDHOF, single
+from tests.fixtures.data import SHARED_DATA
+from tests.fixtures.indexing import DEISSEROTH, EAGLEMAN, SUDHOF, single
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from graphs.corpus_files import (
+from graphs.indexing.corpus_files import (
     CorpusFormatError,
     SourcePassage,
     join_sentences,

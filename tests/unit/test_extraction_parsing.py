@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from nodes.extract import (
+from nodes.indexing.extract import (
     ExtractionJson,
     merge_pieces,
     output_schema,
@@ -11,8 +11,8 @@ from nodes.extract import (
     to_extraction,
     validator,
 )
-from nodes.extraction_types import EntityMention, Extraction, PassageInput
-from nodes.llm_client import MalformedOutput, parse_reply
+from nodes.indexing.extraction_types import EntityMention, Extraction, PassageInput
+from nodes.llm.client import MalformedOutput, parse_reply
 
 GOOD = {
     "passages": [

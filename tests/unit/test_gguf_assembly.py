@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from graphs import gguf_assembly
-from graphs.gguf_assembly import (
+from graphs.models import gguf_assembly
+from graphs.models.gguf_assembly import (
     ModelIntegrityError,
     ModelPartsMissingError,
     assemble_gguf,

@@ -1,6 +1,6 @@
 import pytest
 
-from nodes.plan_dag import (
+from nodes.agent.plan_dag import (
     PlanError,
     PlanStep,
     build_dag,

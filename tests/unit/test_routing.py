@@ -4,12 +4,12 @@ import pytest
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
-from graphs.context import GraspContext
-from graphs.grasp_graph import dispatch
-from graphs.state import GraspState, SubAgentState, SubQuestion
-from graphs.subagent import after_evaluate, after_rewrite
-from nodes.plan_dag import build_dag
-from nodes.rank_vote import adaptive_k, truncate
+from graphs.agent.context import GraspContext
+from graphs.agent.graph import dispatch
+from graphs.agent.state import GraspState, SubAgentState, SubQuestion
+from graphs.agent.subagent import after_evaluate, after_rewrite
+from nodes.agent.evidence import adaptive_k, truncate
+from nodes.agent.plan_dag import build_dag
 
 
 def runtime(**overrides: object) -> Runtime[GraspContext]:

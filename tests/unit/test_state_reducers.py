@@ -1,7 +1,7 @@
 import itertools
 from functools import reduce
 
-from graphs.state import (
+from graphs.agent.state import (
     CallUsage,
     NodeUsage,
     Observation,
@@ -13,7 +13,7 @@ from graphs.state import (
     tally,
     union_ids,
 )
-from nodes.llm_client import LlmResult
+from nodes.llm.client import LlmResult
 
 
 def log(cap: int | None, *items: tuple[int, str]) -> ObservationLog:

@@ -1,0 +1,1 @@
+"""The GRASP agent: its graph, sub-agent subgraph, state types and reducers, run configuration."""

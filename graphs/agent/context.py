@@ -1,0 +1,128 @@
+"""The GRASP run configuration (every value of spec §2–§4, editable in Studio) and service wiring."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, get_args
+
+from store.grasp_retrieval import RetrievalParams
+
+PassageScoring = Literal["rankvote", "uniform"]
+EntitySelection = Literal["llm", "off"]
+Evidence = Literal["passages", "propositions"]
+Retrieval = Literal["grasp", "dense"]
+Planner = Literal["on", "off"]
+SWITCHES = {
+    "passage_scoring": PassageScoring,
+    "entity_selection": EntitySelection,
+    "evidence": Evidence,
+    "retrieval": Retrieval,
+    "planner": Planner,
+}
+
+
+@dataclass(kw_only=True)
+class GraspContext:
+    """One run's configuration; LangGraph Studio shows each field with its description."""
+
+    corpus: str = field(
+        default="default", metadata={"description": "name of the indexed corpus to answer from"}
+    )
+    chat_model: str | None = field(
+        default=None,
+        metadata={"description": "chat model spec overriding GRASP_CHAT_MODEL (e.g. 'local')"},
+    )
+    max_iterations: int = field(
+        default=3,
+        metadata={"description": "search rounds a sub-agent may take before it must answer"},
+    )
+    k_props: int = field(
+        default=50, metadata={"description": "propositions kept by the hybrid search"}
+    )
+    lexical_weight: float = field(
+        default=0.3,
+        metadata={"description": "λ: weight of the max-normalised BM25 term in s(p)"},
+    )
+    entity_damping: float = field(
+        default=0.5, metadata={"description": "α: entity scores are divided by degree^α"}
+    )
+    k_entities: int = field(
+        default=10, metadata={"description": "unvisited entities offered to entity selection"}
+    )
+    k_passages: int = field(
+        default=5, metadata={"description": "passages RankVote returns as new evidence"}
+    )
+    vote_weight: float = field(
+        default=1.0, metadata={"description": "w: the vote of one proposition in RankVote"}
+    )
+    vote_offset: float = field(
+        default=0.0, metadata={"description": "c: RankVote scores a rank r with w / (r + c)"}
+    )
+    max_observations: int = field(
+        default=12, metadata={"description": "cap of a sub-agent's observation list"}
+    )
+    propositions_per_entity: int = field(
+        default=3,
+        metadata={"description": "top propositions shown beside each candidate entity"},
+    )
+    max_passage_chars: int = field(
+        default=1500,
+        metadata={"description": "evidence passages are cut to this many characters"},
+    )
+    passage_scoring: PassageScoring = field(
+        default="rankvote",
+        metadata={"description": "ablation: rankvote (w / (r + c)) or uniform (every vote w)"},
+    )
+    entity_selection: EntitySelection = field(
+        default="llm",
+        metadata={"description": "ablation: llm picks entities, or off (traverse all candidates)"},
+    )
+    evidence: Evidence = field(
+        default="passages",
+        metadata={
+            "description": "ablation: passages (RankVote) or propositions (adaptive-k, largest "
+            "score gap among the top 20)"
+        },
+    )
+    adaptive_k_window: int = field(
+        default=20,
+        metadata={"description": "propositions evidence: the cut is sought among this many best"},
+    )
+    retrieval: Retrieval = field(
+        default="grasp",
+        metadata={
+            "description": "ablation: grasp (graph search) or dense (plain dense passage "
+            "retrieval; needs passage embeddings)"
+        },
+    )
+    planner: Planner = field(
+        default="on",
+        metadata={"description": "ablation: on, or off (one sub-agent answers the whole question)"},
+    )
+
+    def __post_init__(self) -> None:
+        # Studio and the CLI pass user input here; a bad value must fail before any LLM call.
+        for name in ("max_iterations", "k_props", "k_entities", "k_passages", "adaptive_k_window"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
+        for name in ("max_observations", "propositions_per_entity", "max_passage_chars"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")
+        for name, kind in SWITCHES.items():
+            if getattr(self, name) not in get_args(kind):
+                choices = " | ".join(get_args(kind))
+                raise ValueError(f"{name} must be one of {choices}, not {getattr(self, name)!r}")
+
+    def retrieval_params(self) -> RetrievalParams:
+        """The store's retrieval numbers for this run."""
+        return RetrievalParams(
+            k_props=self.k_props,
+            lexical_weight=self.lexical_weight,
+            entity_damping=self.entity_damping,
+            k_entities=self.k_entities,
+            k_passages=self.k_passages,
+            vote_weight=self.vote_weight,
+            vote_offset=self.vote_offset,
+            uniform_vote=self.passage_scoring == "uniform",
+            propositions_per_entity=self.propositions_per_entity,
+        )

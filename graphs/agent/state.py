@@ -1,0 +1,255 @@
+"""State of the GRASP agent graph and its sub-agents: typed dicts and their pure reducers.
+
+TypedDicts come from typing_extensions: pydantic (which builds the schemas Studio shows) refuses
+typing.TypedDict before Python 3.12.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Annotated, Literal, NotRequired
+
+from typing_extensions import TypedDict
+
+from nodes.llm.client import LlmResult
+
+Decision = Literal["DONE", "QUERY_AGAIN"]
+
+
+class SubQuestion(TypedDict):
+    """One step of the plan; `text` may hold #k placeholders, `depends_on` lists those k."""
+
+    index: int
+    text: str
+    depends_on: list[int]
+
+
+class CallUsage(TypedDict):
+    """The cost of one LLM call and who made it."""
+
+    node: str
+    agent: str | None
+    iteration: int | None
+    input: int
+    output: int
+    cached: bool
+    latency_s: float
+
+
+class NodeUsage(TypedDict):
+    """Tokens and calls of one graph node, summed over the run."""
+
+    input: int
+    output: int
+    calls: int
+
+
+class TokenTally(TypedDict):
+    """Totals, the per-node breakdown and every call record of a run (or of one sub-agent)."""
+
+    input_tokens: int
+    output_tokens: int
+    calls: int
+    by_node: dict[str, NodeUsage]
+    records: list[CallUsage]
+
+
+class Observation(TypedDict):
+    """A short entity-level note a sub-agent made in one search round."""
+
+    iteration: int
+    text: str
+
+
+class ObservationLog(TypedDict):
+    """A sub-agent's observations with the cap its reducer keeps them under."""
+
+    cap: NotRequired[int]
+    items: list[Observation]
+
+
+class Dependency(TypedDict):
+    """An answered sub-question another one depends on."""
+
+    sub_question: str
+    answer: str
+
+
+class Candidate(TypedDict):
+    """An entity offered to entity selection."""
+
+    id: int
+    name: str
+    type: str
+    score: float
+    degree: int
+    propositions: list[str]
+
+
+class EvidenceItem(TypedDict):
+    """A passage (or, in the propositions ablation, a proposition) shown to the evaluator."""
+
+    id: int
+    title: str
+    text: str
+    score: float
+
+
+def add_tokens(left: TokenTally, right: TokenTally) -> TokenTally:
+    """Add two tallies: totals and per-node counts add up, call records are concatenated.
+
+    Addition is commutative, so the totals do not depend on the order parallel sub-agents finish;
+    either side may be an empty dict (a channel's initial value).
+    """
+    by_node: dict[str, NodeUsage] = {}
+    for side in (left, right):
+        for node, usage in side.get("by_node", {}).items():
+            seen = by_node.get(node, NodeUsage(input=0, output=0, calls=0))
+            by_node[node] = NodeUsage(
+                input=seen["input"] + usage["input"],
+                output=seen["output"] + usage["output"],
+                calls=seen["calls"] + usage["calls"],
+            )
+    return TokenTally(
+        input_tokens=left.get("input_tokens", 0) + right.get("input_tokens", 0),
+        output_tokens=left.get("output_tokens", 0) + right.get("output_tokens", 0),
+        calls=left.get("calls", 0) + right.get("calls", 0),
+        by_node=dict(sorted(by_node.items())),
+        records=[*left.get("records", []), *right.get("records", [])],
+    )
+
+
+def tally(
+    node: str, results: Sequence[LlmResult], agent: str | None = None, iteration: int | None = None
+) -> TokenTally:
+    """The tally of the calls one node made (retries included)."""
+    records = [
+        CallUsage(
+            node=node,
+            agent=agent,
+            iteration=iteration,
+            input=r.input_tokens,
+            output=r.output_tokens,
+            cached=r.cached,
+            latency_s=round(r.latency_s, 3),
+        )
+        for r in results
+    ]
+    tokens_in = sum(r["input"] for r in records)
+    tokens_out = sum(r["output"] for r in records)
+    return TokenTally(
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        calls=len(records),
+        by_node={node: NodeUsage(input=tokens_in, output=tokens_out, calls=len(records))}
+        if records
+        else {},
+        records=records,
+    )
+
+
+def merge_answers(left: dict[int, str], right: dict[int, str]) -> dict[int, str]:
+    """Union of answered sub-questions (each is answered by exactly one sub-agent), sorted by index.
+
+    Keys are coerced to int because state that went through JSON (the dev server's API, a state
+    edited in Studio) comes back with "1" for 1.
+    """
+    merged = {int(k): v for side in (left, right) for k, v in side.items()}
+    return dict(sorted(merged.items()))
+
+
+def union_ids(left: list[int], right: list[int]) -> list[int]:
+    """Set union of visited ids, kept sorted so the value never depends on write order."""
+    return sorted({*left, *right})
+
+
+def _observation_key(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+def merge_observations(left: ObservationLog, right: ObservationLog) -> ObservationLog:
+    """Merge observation writes, de-duplicated and capped, independently of write order.
+
+    Notes equal up to case and spacing count once (the latest round's copy wins). Items are kept
+    in (iteration, text) order and, over the cap, the oldest round's items go first. The cap is
+    the smaller of the two sides' caps (a side without one has none). Keeping the top `cap` items
+    of one total order is commutative and associative, so parallel writes may arrive in any order.
+    """
+    caps = [side["cap"] for side in (left, right) if "cap" in side]
+    best: dict[str, Observation] = {}
+    for side in (left, right):
+        for item in side.get("items", []):
+            text = item["text"].strip()
+            if not text:
+                continue
+            key = _observation_key(text)
+            candidate = Observation(iteration=item["iteration"], text=text)
+            seen = best.get(key)
+            if seen is None or (candidate["iteration"], text) > (seen["iteration"], seen["text"]):
+                best[key] = candidate
+    items = sorted(best.values(), key=lambda o: (o["iteration"], o["text"]))
+    if not caps:
+        return ObservationLog(items=items)
+    cap = max(min(caps), 0)
+    return ObservationLog(cap=cap, items=items[max(len(items) - cap, 0) :])
+
+
+class GraspInput(TypedDict):
+    """What a run is asked."""
+
+    question: str
+
+
+class GraspState(TypedDict, total=False):
+    """The parent graph's state; checkpointed after every step."""
+
+    question: str
+    corpus_id: int
+    plan: str
+    sub_questions: list[SubQuestion]
+    answers: Annotated[dict[int, str], merge_answers]
+    final_answer: str
+    justification: str
+    tokens: Annotated[TokenTally, add_tokens]
+    error: str | None
+
+
+class SubAgentInput(TypedDict):
+    """What a sub-agent is given: its (placeholder-resolved) sub-question and its dependencies."""
+
+    question: str
+    corpus_id: int
+    index: int
+    sub_question: str
+    dependencies: list[Dependency]
+
+
+class SubAgentOutput(TypedDict):
+    """All that leaves a sub-agent: its answer and its token tally."""
+
+    answers: Annotated[dict[int, str], merge_answers]
+    tokens: Annotated[TokenTally, add_tokens]
+
+
+class SubAgentState(TypedDict, total=False):
+    """A sub-agent's working state: no message history, only the compact observation log."""
+
+    question: str
+    corpus_id: int
+    index: int
+    sub_question: str
+    dependencies: list[Dependency]
+    iteration: int
+    search_statement: str
+    keywords: list[str]
+    candidates: list[Candidate]
+    selected: list[int]
+    evidence: list[EvidenceItem]
+    observations: Annotated[ObservationLog, merge_observations]
+    visited_entities: Annotated[list[int], union_ids]
+    visited_propositions: Annotated[list[int], union_ids]
+    decision: Decision
+    answer: str
+    answers: Annotated[dict[int, str], merge_answers]
+    tokens: Annotated[TokenTally, add_tokens]

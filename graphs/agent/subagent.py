@@ -1,0 +1,256 @@
+"""The GRASP sub-agent: a compiled subgraph that answers one sub-question (spec §2.2)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Literal
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
+
+from graphs.agent.context import GraspContext
+from graphs.agent.state import (
+    Candidate,
+    EvidenceItem,
+    Observation,
+    ObservationLog,
+    SubAgentInput,
+    SubAgentOutput,
+    SubAgentState,
+    tally,
+)
+from graphs.runtime.wiring import Wiring, run_id
+from nodes.agent.evaluate import UNKNOWN, EvaluationReply, evaluate
+from nodes.agent.evidence import Evidence, gather_evidence
+from nodes.agent.rewrite import rewrite
+from nodes.agent.search import search
+from nodes.agent.select_entities import select_entities
+from nodes.llm.client import CallTag, LlmResult, MalformedOutput
+from store.grasp_retrieval import ScoredEntity
+
+log = logging.getLogger(__name__)
+
+
+def failed_calls(error: MalformedOutput) -> list[LlmResult]:
+    """The calls behind a reply that never parsed, when the client attached them."""
+    return list(getattr(error, "results", []))
+
+
+def agent_tag(node: str, state: SubAgentState, iteration: int) -> CallTag:
+    """The ledger tag of a sub-agent's call."""
+    return CallTag(
+        node=node,
+        corpus_id=state["corpus_id"],
+        run_id=run_id(),
+        agent_id=f"sq{state['index']}",
+        iteration=iteration,
+    )
+
+
+def dependencies(state: SubAgentState) -> list[tuple[str, str]]:
+    """The answered (sub-question, answer) pairs this sub-question builds on."""
+    return [(d["sub_question"], d["answer"]) for d in state.get("dependencies", [])]
+
+
+def observations(state: SubAgentState) -> list[str]:
+    """The observation texts, oldest round first."""
+    return [item["text"] for item in state.get("observations", {}).get("items", [])]
+
+
+@dataclass(frozen=True)
+class SubAgentNodes:
+    """The sub-agent's nodes, each (state, runtime) → partial update."""
+
+    wiring: Wiring[GraspContext]
+
+    async def rewrite(self, state: SubAgentState, runtime: Runtime[GraspContext]) -> SubAgentState:
+        _, services = await self.wiring.resolve(runtime)
+        try:
+            reply, results = await rewrite(
+                services.llm,
+                state["question"],
+                state["sub_question"],
+                dependencies(state),
+                agent_tag("rewrite", state, 1),
+            )
+            statement, keywords = reply.search_statement, reply.keywords
+        except MalformedOutput as error:
+            log.warning(
+                "sq%s: rewrite reply unusable (%s); searching the sub-question",
+                state["index"],
+                error,
+            )
+            statement, keywords, results = state["sub_question"], [], failed_calls(error)
+        return {
+            "iteration": 1,
+            "search_statement": statement,
+            "keywords": keywords,
+            "tokens": tally("rewrite", results, f"sq{state['index']}", 1),
+        }
+
+    async def search(self, state: SubAgentState, runtime: Runtime[GraspContext]) -> SubAgentState:
+        context, services = await self.wiring.resolve(runtime)
+        found = await search(
+            services,
+            state["corpus_id"],
+            state["search_statement"],
+            state.get("keywords", []),
+            context.retrieval_params(),
+            state.get("visited_propositions", []),
+            state.get("visited_entities", []),
+        )
+        return {
+            "candidates": [
+                Candidate(
+                    id=e.id,
+                    name=e.name,
+                    type=e.type,
+                    score=e.score,
+                    degree=e.degree,
+                    propositions=list(e.top_propositions),
+                )
+                for e in found.entities
+            ]
+        }
+
+    async def select_entities(
+        self, state: SubAgentState, runtime: Runtime[GraspContext]
+    ) -> SubAgentState:
+        context, services = await self.wiring.resolve(runtime)
+        candidates = [
+            ScoredEntity(
+                c["id"], c["name"], c["type"], c["score"], c["degree"], tuple(c["propositions"])
+            )
+            for c in state.get("candidates", [])
+        ]
+        iteration = state.get("iteration", 1)
+        results: list[LlmResult] = []
+        if context.entity_selection == "off":
+            chosen = [c.id for c in candidates]
+        else:
+            try:
+                chosen, results = await select_entities(
+                    services.llm,
+                    state["sub_question"],
+                    state["search_statement"],
+                    observations(state),
+                    candidates,
+                    agent_tag("select_entities", state, iteration),
+                )
+            except MalformedOutput as error:
+                log.warning(
+                    "sq%s: selection reply unusable (%s); taking all", state["index"], error
+                )
+                chosen, results = [c.id for c in candidates], failed_calls(error)
+        return {
+            "selected": chosen,
+            "visited_entities": chosen,
+            "tokens": tally("select_entities", results, f"sq{state['index']}", iteration),
+        }
+
+    async def rank_vote(
+        self, state: SubAgentState, runtime: Runtime[GraspContext]
+    ) -> SubAgentState:
+        context, services = await self.wiring.resolve(runtime)
+        found = await gather_evidence(
+            services,
+            "dense" if context.retrieval == "dense" else context.evidence,
+            state["corpus_id"],
+            state["search_statement"],
+            state.get("selected", []),
+            context.retrieval_params(),
+            state.get("visited_propositions", []),
+            context.adaptive_k_window,
+        )
+        return {
+            "evidence": [
+                EvidenceItem(id=e.id, title=e.title, text=e.text, score=e.score)
+                for e in found.items
+            ],
+            "visited_propositions": found.covered_propositions,
+        }
+
+    async def evaluate(self, state: SubAgentState, runtime: Runtime[GraspContext]) -> SubAgentState:
+        context, services = await self.wiring.resolve(runtime)
+        iteration = state.get("iteration", 1)
+        last = iteration >= context.max_iterations
+        try:
+            reply, results = await evaluate(
+                services.llm,
+                state["question"],
+                state["sub_question"],
+                dependencies(state),
+                observations(state),
+                [
+                    Evidence(e["id"], e["title"], e["text"], e["score"])
+                    for e in state.get("evidence", [])
+                ],
+                last,
+                context.max_passage_chars,
+                agent_tag("evaluate", state, iteration),
+            )
+        except MalformedOutput as error:
+            log.warning("sq%s: evaluation reply unusable (%s)", state["index"], error)
+            results = failed_calls(error)
+            reply = EvaluationReply(action="DONE" if last else "QUERY_AGAIN", answer=UNKNOWN)
+        update: SubAgentState = {
+            "observations": ObservationLog(
+                cap=context.max_observations,
+                items=[Observation(iteration=iteration, text=text) for text in reply.observations],
+            ),
+            "decision": reply.action,
+            "tokens": tally("evaluate", results, f"sq{state['index']}", iteration),
+        }
+        if reply.action == "DONE":
+            update["answer"] = reply.answer
+            update["answers"] = {state["index"]: reply.answer}
+        else:
+            update["iteration"] = iteration + 1
+            update["search_statement"] = reply.search_statement.strip() or state["search_statement"]
+            update["keywords"] = reply.keywords or state.get("keywords", [])
+        return update
+
+
+def after_rewrite(
+    state: SubAgentState, runtime: Runtime[GraspContext]
+) -> Literal["search", "rank_vote"]:
+    """Graph search, or straight to dense passage retrieval in the dense ablation."""
+    context = runtime.context or GraspContext()
+    return "rank_vote" if context.retrieval == "dense" else "search"
+
+
+def after_evaluate(
+    state: SubAgentState, runtime: Runtime[GraspContext]
+) -> Literal["search", "rank_vote", "__end__"]:
+    """Search again on QUERY_AGAIN while rounds are left; otherwise the sub-agent is done."""
+    context = runtime.context or GraspContext()
+    if state.get("decision") != "QUERY_AGAIN" or state.get("iteration", 1) > context.max_iterations:
+        return "__end__"  # END, spelled as the literal the return type names
+    return after_rewrite(state, runtime)
+
+
+def build_subagent(
+    wiring: Wiring[GraspContext],
+) -> CompiledStateGraph[SubAgentState, GraspContext, SubAgentInput, SubAgentOutput]:
+    """Compile the sub-agent: rewrite → search → select_entities → rank_vote → evaluate ⟲."""
+    nodes = SubAgentNodes(wiring)
+    graph = StateGraph(
+        SubAgentState,
+        context_schema=GraspContext,
+        input_schema=SubAgentInput,
+        output_schema=SubAgentOutput,
+    )
+    graph.add_node("rewrite", nodes.rewrite)
+    graph.add_node("search", nodes.search)
+    graph.add_node("select_entities", nodes.select_entities)
+    graph.add_node("rank_vote", nodes.rank_vote)
+    graph.add_node("evaluate", nodes.evaluate)
+    graph.add_edge(START, "rewrite")
+    graph.add_conditional_edges("rewrite", after_rewrite, ["search", "rank_vote"])
+    graph.add_edge("search", "select_entities")
+    graph.add_edge("select_entities", "rank_vote")
+    graph.add_edge("rank_vote", "evaluate")
+    graph.add_conditional_edges("evaluate", after_evaluate, ["search", "rank_vote", END])
+    return graph.compile(name="grasp_sub_agent")

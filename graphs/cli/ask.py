@@ -1,0 +1,256 @@
+"""`grasp ask` (resumable through PostgreSQL checkpoints), and the `runs` and `show` commands.
+
+`ask` prints the thread id first; re-running it with `--thread` continues an interrupted run
+from its last checkpoint, or prints a finished one without calling the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shlex
+import time
+import uuid
+from dataclasses import fields
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import StateSnapshot
+from rich.markup import escape
+
+from graphs.agent.context import GraspContext
+from graphs.agent.graph import build_grasp_graph
+from graphs.api import make_context
+from graphs.cli.ask_report import (
+    AgentTrace,
+    plan_lines,
+    short,
+    summarize,
+)
+from graphs.runtime.checkpoints import (
+    last_run,
+    open_checkpointer,
+    read_steps,
+    sub_agent_namespace,
+)
+from graphs.runtime.run_history import Refused, report, run_runs, run_show, run_span, say, step_of
+from graphs.runtime.services import services_for
+from graphs.runtime.settings import Settings
+
+
+def register(sub: Any) -> None:
+    """Add the `ask`, `runs` and `show` commands."""
+    ask = sub.add_parser("ask", help="answer a question with the GRASP agent (resumable)")
+    ask.add_argument("question")
+    ask.add_argument("--corpus", required=True, help="the indexed corpus to answer from")
+    ask.add_argument(
+        "--thread", help="thread id: resume an interrupted run, or show a finished one"
+    )
+    ask.add_argument("--stream", action="store_true", help="print every node's result live")
+    ask.add_argument("--max-iterations", type=int, help="search rounds per sub-agent")
+    ask.add_argument("--planner", choices=["on", "off"])
+    ask.add_argument("--entity-selection", choices=["llm", "off"])
+    ask.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="any GraspContext field, e.g. --set k_passages=3 (repeatable)",
+    )
+    ask.set_defaults(handler=handle_ask)
+
+    runs = sub.add_parser("runs", help="list past runs from the checkpoints")
+    runs.add_argument("--limit", type=int, default=20)
+    runs.set_defaults(handler=handle_runs)
+
+    show = sub.add_parser("show", help="print a run's step history from its checkpoints")
+    show.add_argument("thread")
+    show.set_defaults(handler=handle_show)
+
+
+def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
+    """GraspContext overrides from --set KEY=VALUE and the named flags (the flags win)."""
+    defaults = {f.name: f.default for f in fields(GraspContext)}
+    overrides: dict[str, Any] = {}
+    for item in args.set:
+        key, sep, raw = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep:
+            raise Refused(f"--set takes KEY=VALUE, not {item!r}")
+        default = defaults.get(key)
+        # Numbers keep the type of their default; everything else is a string.
+        if isinstance(default, int):
+            overrides[key] = int(raw)
+        elif isinstance(default, float):
+            overrides[key] = float(raw)
+        else:
+            overrides[key] = raw
+    for key in ("max_iterations", "planner", "entity_selection"):
+        if getattr(args, key) is not None:
+            overrides[key] = getattr(args, key)
+    return overrides
+
+
+def run_config(thread: str, question: str, corpus: str, settings: dict[str, Any]) -> RunnableConfig:
+    """The thread's config; its metadata lands in every checkpoint, so a resume can check it."""
+    return {
+        "configurable": {"thread_id": thread},
+        "metadata": {
+            "grasp_question": question,
+            "grasp_corpus": corpus,
+            "grasp_settings": json.dumps(settings, sort_keys=True),
+        },
+    }
+
+
+def resume_plan(
+    snapshot: StateSnapshot, question: str, corpus: str, settings: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """What to do on this thread: 'new', 'resume' or 'finished', and the settings to run with.
+
+    A thread is bound to its question and corpus; a resumed run keeps its original settings.
+    """
+    if snapshot.metadata is None:  # no checkpoint yet
+        return "new", settings
+    metadata: dict[str, Any] = dict(snapshot.metadata or {})
+    stored_question = snapshot.values.get("question") or metadata.get("grasp_question", "")
+    stored_corpus = metadata.get("grasp_corpus", corpus)
+    if stored_question.strip() != question.strip():
+        raise Refused(
+            f"thread {snapshot.config['configurable']['thread_id']} belongs to another question "
+            f"({short(stored_question, 80)!r}); leave out --thread to start a new run"
+        )
+    if stored_corpus != corpus:
+        raise Refused(f"this thread ran over corpus {stored_corpus!r}, not {corpus!r}")
+    stored = json.loads(metadata.get("grasp_settings", "{}"))
+    if stored != settings:
+        say(f"note: the thread keeps its original settings {stored or '(defaults)'}")
+    return ("resume" if snapshot.next else "finished"), stored
+
+
+class LivePrinter:
+    """Prints the plan as soon as it exists and, with --stream, every node's result."""
+
+    def __init__(self, stream: bool) -> None:
+        self.stream = stream
+        self.agents: dict[str, AgentTrace] = {}  # by checkpoint namespace
+
+    def on_task(self, namespace: Any, event: Any) -> None:
+        """Handle one event of the "tasks" stream (task start, or task result)."""
+        name = event["name"]
+        if "input" in event:  # a task started
+            if not namespace and name == "sub_agent":
+                index = event["input"]["index"]
+                trace = AgentTrace(index, event["input"]["sub_question"])
+                self.agents[sub_agent_namespace(event["id"])] = trace
+            return
+        write = event.get("result")
+        if event.get("error"):
+            say(f"{name} failed: {event['error']}")
+            return
+        if not namespace:
+            if name == "plan" and isinstance(write, dict):
+                for line in plan_lines(write):
+                    say(line)
+            elif self.stream and name not in ("__start__",):
+                say(f"[{name}] {summarize(name, write)}")
+            return
+        agent = self.agents.get(namespace[0])
+        if agent is None or not self.stream:
+            return
+        agent.record(name, write)
+        say(f"  [sq{agent.index} · {name}] {summarize(name, write, agent.names)}")
+
+
+async def run_ask(args: argparse.Namespace) -> int:
+    """Start, resume or replay the run of `args.question` on its thread."""
+    from graphs.cli.main import errors
+
+    thread = args.thread
+    say(f"thread: {thread}")  # first, so an interrupted run can be resumed with it
+    settings = overrides_of(args)
+    make_context(args.corpus, **settings)  # bad settings fail before any work
+    services = await asyncio.to_thread(services_for, Settings.from_env())
+    async with open_checkpointer(services.database_url) as saver:
+        # Services are resolved per run from the context (its chat_model may differ).
+        graph = build_grasp_graph(None, saver)
+        config = run_config(thread, args.question, args.corpus, settings)
+        snapshot = await graph.aget_state(config)
+        kind, settings = resume_plan(snapshot, args.question, args.corpus, settings)
+        if kind == "finished":
+            say("this thread has already answered the question; no model is called")
+            for line in plan_lines(snapshot.values):
+                say(line)
+            span = run_span(last_run(await read_steps(graph, thread)))
+            await report(graph, thread, span, " (first to last checkpoint)")
+            return 0
+        if kind == "resume":
+            step = step_of(snapshot)
+            say(f"resuming at step {step + 1} (next: {', '.join(snapshot.next)})")
+            if snapshot.values.get("plan") is not None:
+                for line in plan_lines(snapshot.values):
+                    say(line)
+        printer = LivePrinter(args.stream)
+        started = time.monotonic()
+        try:
+            async for namespace, event in graph.astream(  # type: ignore[call-overload]
+                None if kind == "resume" else {"question": args.question},
+                config,
+                context=make_context(args.corpus, **settings),
+                # "tasks" rather than "updates": a sub-agent's updates stream only its output
+                # channels, while a task's result holds all it wrote (search statement, …).
+                stream_mode="tasks",
+                subgraphs=True,
+                # Each step is saved before the next starts, so a kill loses at most the
+                # calls in flight.
+                durability="sync",
+            ):
+                printer.on_task(namespace, event)
+        except Exception as exc:  # the run stops; what finished is saved
+            errors.print(escape(f"the run stopped: {type(exc).__name__}: {exc}"), soft_wrap=True)
+            errors.print(escape(f"continue it with: {resume_command(args)}"), soft_wrap=True)
+            return 1
+        values = await report(graph, thread, time.monotonic() - started)
+    return 0 if values.get("final_answer") else 1
+
+
+def resume_command(args: argparse.Namespace) -> str:
+    """The command line that continues this run."""
+    return (
+        f"grasp ask {shlex.quote(args.question)} --corpus {shlex.quote(args.corpus)} "
+        f"--thread {args.thread}"
+    )
+
+
+def handle_ask(args: argparse.Namespace) -> int:
+    from graphs.cli.main import errors
+
+    # Fixed here, not in run_ask, so an interrupt can name the thread to continue.
+    args.thread = args.thread or str(uuid.uuid4())
+    try:
+        return _run(run_ask(args))
+    except KeyboardInterrupt:
+        errors.print(
+            escape(f"interrupted; finished steps are saved. Continue with: {resume_command(args)}"),
+            soft_wrap=True,
+        )
+        return 130
+
+
+def handle_runs(args: argparse.Namespace) -> int:
+    return _run(run_runs(args))
+
+
+def handle_show(args: argparse.Namespace) -> int:
+    return _run(run_show(args))
+
+
+def _run(coroutine: Any) -> int:
+    from graphs.cli.main import errors
+
+    try:
+        return int(asyncio.run(coroutine))
+    except Refused as exc:
+        errors.print(escape(f"refused: {exc}"), soft_wrap=True)
+        return 2

@@ -1,0 +1,292 @@
+"""`grasp bench …`: retrieval latency on a synthetic corpus (`retrieve`; `index` is graphs.cli.bench_index)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import platform
+import statistics
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from sqlalchemy import Engine, delete, select, text
+
+from graphs.models.embedders import make_embedder
+from graphs.runtime.settings import Settings
+from nodes.embedding import Embedder, normalise_rows
+from store.corpora import add_passages, content_hash, corpus_stats, ensure_corpus
+from store.engine import transaction
+from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
+from store.grasp_retrieval import RetrievalParams, search_entities, vote_passages
+from store.models import EMBEDDING_DIM, Corpus, Entity, EntityProposition, Passage, Proposition
+
+Vectors = npt.NDArray[np.float32]
+RANDOM_EMBEDDER = "bench:random-clustered"
+PER_PASSAGE = 5  # propositions per passage
+PASSAGES_PER_BATCH = 200
+WARM_UP = 20
+TOP_ENTITIES = 3
+TARGET_P50_MS = 25.0
+_SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"]  # 70 syllables
+
+
+def register(sub: Any) -> None:
+    """Add `bench` with its own sub-commands; `bench index` comes from graphs.cli.bench_index if present."""
+    parser: argparse.ArgumentParser = sub.add_parser("bench", help="measure indexing and retrieval")
+    benches = parser.add_subparsers(dest="bench", required=True, metavar="BENCH")
+    retrieve = benches.add_parser(
+        "retrieve", help="search_entities + RankVote latency on a synthetic corpus"
+    )
+    retrieve.add_argument("--propositions", type=int, default=60_000)
+    retrieve.add_argument("--queries", type=int, default=200)
+    retrieve.add_argument("--corpus", default="bench-retrieve")
+    retrieve.add_argument(
+        "--embedder",
+        choices=["random", "hash", "local"],
+        default="random",
+        help="random: clustered random unit vectors (default); hash or local: embed the texts",
+    )
+    retrieve.add_argument("--seed", type=int, default=0)
+    retrieve.add_argument("--rebuild", action="store_true", help="delete the corpus and build anew")
+    retrieve.set_defaults(handler=handle_retrieve)
+    try:
+        bench_index = importlib.import_module("graphs.cli.bench_index")
+    except ModuleNotFoundError as exc:
+        if exc.name != "graphs.cli.bench_index":  # a missing dependency of it is a real error
+            raise
+    else:
+        bench_index.register_bench(benches)
+
+
+def _word(index: int, syllables: int) -> str:
+    """A made-up word, distinct for every index below 70**syllables (and never a stop word)."""
+    parts = []
+    for _ in range(syllables):
+        index, digit = divmod(index, len(_SYLLABLES))
+        parts.append(_SYLLABLES[digit])
+    return "".join(parts) + "n"
+
+
+def _zipf(rng: np.random.Generator, size: int, shape: int | tuple[int, int]) -> np.ndarray:
+    weights = 1.0 / np.arange(1, size + 1)
+    return rng.choice(size, shape, p=weights / weights.sum())
+
+
+def _unit(rng: np.random.Generator, rows: int) -> Vectors:
+    return normalise_rows(rng.standard_normal((rows, EMBEDDING_DIM)).astype(np.float32))
+
+
+@dataclass(frozen=True)
+class Synthetic:
+    """A generated corpus: passages, their propositions, one entity mention each, and vectors."""
+
+    passages: list[tuple[str, str]]
+    propositions: list[list[str]]
+    mentions: list[list[int]]
+    names: list[str]
+    vectors: Vectors | None
+
+
+def generate(n_propositions: int, seed: int, with_vectors: bool) -> Synthetic:
+    """Deterministic for (n, seed), so an interrupted build resumes on the same passages."""
+    rng = np.random.default_rng(seed)
+    n_passages = max(1, n_propositions // PER_PASSAGE)
+    names = [_word(i, 3).capitalize() for i in range(max(1, n_propositions // 4))]
+    fillers = [_word(i, 2) for i in range(3000)]
+    entity = _zipf(rng, len(names), n_passages * PER_PASSAGE)
+    filler = _zipf(rng, len(fillers), (n_passages * PER_PASSAGE, 6))
+    statements = [
+        f"{names[e]} {' '.join(fillers[f] for f in words)}."
+        for e, words in zip(entity, filler, strict=True)
+    ]
+    propositions = [statements[p : p + PER_PASSAGE] for p in range(0, len(statements), PER_PASSAGE)]
+    mentions = [entity[p : p + PER_PASSAGE].tolist() for p in range(0, len(entity), PER_PASSAGE)]
+    passages = [(f"Passage {p}", " ".join(props)) for p, props in enumerate(propositions)]
+    vectors = None
+    if with_vectors:
+        # Topic + entity + noise: a passage's propositions share a topic (cosine ≈ 0.5), those of
+        # one entity lean together (≈ 0.25), so a query near one proposition has real neighbours.
+        topics = _unit(rng, max(1, n_passages // 5))
+        entity_dirs = _unit(rng, len(names))
+        topic_of = np.repeat(rng.integers(0, len(topics), n_passages), PER_PASSAGE)
+        noise = _unit(rng, len(entity))
+        vectors = normalise_rows(topics[topic_of] + 0.7 * entity_dirs[entity] + 0.7 * noise)
+    return Synthetic(passages, propositions, mentions, names, vectors)
+
+
+def build(engine: Engine, corpus: int, data: Synthetic, embedder: Embedder | None) -> None:
+    """Write passages and their extraction through the normal write path, batch by batch."""
+    for start in range(0, len(data.passages), PASSAGES_PER_BATCH):
+        rows = add_passages(engine, corpus, data.passages[start : start + PASSAGES_PER_BATCH])
+        todo = [(start + i, row.id) for i, row in enumerate(rows) if row.status != "done"]
+        if not todo:
+            continue
+        if embedder is not None:
+            flat = embedder.embed([s for index, _ in todo for s in data.propositions[index]])
+        else:
+            assert data.vectors is not None
+            flat = np.concatenate(
+                [data.vectors[i * PER_PASSAGE : (i + 1) * PER_PASSAGE] for i, _ in todo]
+            )
+        items = []
+        for n, (index, passage_id) in enumerate(todo):
+            positions: dict[int, list[int]] = defaultdict(list)
+            for position, entity in enumerate(data.mentions[index]):
+                positions[entity].append(position)
+            entities = [
+                ExtractedEntity(data.names[e], "Thing", tuple(ps)) for e, ps in positions.items()
+            ]
+            vectors = flat[n * PER_PASSAGE : (n + 1) * PER_PASSAGE]
+            items.append(ExtractedPassage(passage_id, data.propositions[index], vectors, entities))
+        write_extracted(engine, corpus, items)
+
+
+def _queries(
+    engine: Engine, corpus: int, count: int, seed: int, embedder: Embedder | None
+) -> list[tuple[Vectors, str]]:
+    """Query vectors near sampled propositions, each with three keywords.
+
+    The keywords are the proposition's own entity and two entities drawn per edge, so a popular
+    entity comes up as often as it occurs in the corpus (the hard case for BM25).
+    """
+    rng = np.random.default_rng(seed + 1)
+    with transaction(engine) as session:
+        ids = session.execute(
+            select(Proposition.id).where(Proposition.corpus_id == corpus).order_by(Proposition.id)
+        ).scalars()
+        chosen = rng.choice(np.fromiter(ids, dtype=np.int64), count, replace=False).tolist()
+        rows = session.execute(
+            select(Proposition.id, Proposition.text, Proposition.embedding).where(
+                Proposition.id.in_(chosen)
+            )
+        ).all()
+        edge_names = session.execute(
+            select(EntityProposition.proposition_id, Entity.name)
+            .join(Entity, Entity.id == EntityProposition.entity_id)
+            .where(Entity.corpus_id == corpus)
+        ).all()
+    own = dict(edge_names)
+    by_id = {row[0]: row for row in rows}
+    ordered = [by_id[pid] for pid in chosen]
+    if embedder is not None:
+        vectors = embedder.embed([" ".join(row[1].split()[:4]) for row in ordered])
+    else:
+        base = np.stack([np.asarray(row[2], dtype=np.float32) for row in ordered])
+        vectors = normalise_rows(base + 0.5 * _unit(rng, len(ordered)))
+    picks = rng.integers(0, len(edge_names), (len(ordered), 2))
+    return [
+        (vectors[i], " ".join([own.get(row[0], ""), *(edge_names[j][1] for j in picks[i])]))
+        for i, row in enumerate(ordered)
+    ]
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _line(label: str, values: list[float]) -> str:
+    ordered = sorted(values)
+    p95 = ordered[max(0, int(np.ceil(0.95 * len(ordered))) - 1)]
+    median, mean = statistics.median(ordered), statistics.fmean(ordered)
+    return f"{label:<18}{median:>8.1f}{p95:>8.1f}{mean:>8.1f}"
+
+
+def _prepare(
+    engine: Engine, args: argparse.Namespace, embedder: Embedder | None
+) -> tuple[int, str]:
+    """The corpus id and how long its build took (or that an existing build was reused)."""
+    name = RANDOM_EMBEDDER if embedder is None else embedder.name
+    if args.rebuild:
+        with transaction(engine) as session:
+            session.execute(delete(Corpus).where(Corpus.name == args.corpus))
+    corpus = ensure_corpus(engine, args.corpus, name)
+    with transaction(engine) as session:
+        existing = session.execute(
+            select(Corpus.n_propositions).where(Corpus.id == corpus)
+        ).scalar_one()
+    if existing >= max(1, args.propositions // PER_PASSAGE) * PER_PASSAGE:
+        return corpus, "reused (built earlier)"
+    data = generate(args.propositions, args.seed, with_vectors=embedder is None)
+    if existing and not _holds(engine, corpus, data.passages[0]):
+        raise SystemExit(
+            f"corpus {args.corpus!r} holds {existing} propositions of another build; "
+            "pass --rebuild or another --corpus"
+        )
+    started = time.perf_counter()
+    build(engine, corpus, data, embedder)
+    written = time.perf_counter()
+    _vacuum_analyze(engine)
+    vacuumed = time.perf_counter()
+    return corpus, f"{written - started:.1f} s writing + {vacuumed - written:.1f} s VACUUM ANALYZE"
+
+
+def handle_retrieve(args: argparse.Namespace) -> int:
+    from graphs.cli.main import console
+    from graphs.runtime.services import open_engine
+
+    engine, _ = open_engine(Settings.from_env())
+    embedder = None if args.embedder == "random" else make_embedder(args.embedder)
+    corpus, built = _prepare(engine, args, embedder)
+    queries = _queries(engine, corpus, args.queries + WARM_UP, args.seed, embedder)
+    params = RetrievalParams()
+    timings: dict[str, list[float]] = defaultdict(list)
+    for n, (vector, keywords) in enumerate(queries):
+        t0 = time.perf_counter()
+        found = search_entities(engine, corpus, vector, keywords, params)
+        t1 = time.perf_counter()
+        vote_passages(engine, vector, [e.id for e in found.entities[:TOP_ENTITIES]], params)
+        t2 = time.perf_counter()
+        if n >= WARM_UP:
+            timings["search_entities"].append((t1 - t0) * 1000)
+            timings["vote_passages"].append((t2 - t1) * 1000)
+            timings["total"].append((t2 - t0) * 1000)
+    stats = corpus_stats(engine, args.corpus)
+    with engine.connect() as conn:
+        server = str(conn.execute(text("SHOW server_version")).scalar()).split()[0]
+    p50 = statistics.median(timings["total"])
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    for line in (
+        f"grasp bench retrieve — corpus {args.corpus!r}, embedder "
+        f"{RANDOM_EMBEDDER if embedder is None else embedder.name}",
+        f"corpus: {stats.passages} passages, {stats.propositions} propositions, "
+        f"{stats.entities} entities, {stats.edges} entity–proposition edges",
+        f"build: {built}",
+        f"hardware: {os.cpu_count()} CPUs, {_cpu_model()}; PostgreSQL {server}; load average {load}",
+        f"queries: {args.queries} timed after {WARM_UP} warm-up; k_props={params.k_props}, "
+        f"k_entities={params.k_entities}, top-{TOP_ENTITIES} entities to RankVote, "
+        "query embedding excluded",
+        f"{'latency (ms)':<18}{'p50':>8}{'p95':>8}{'mean':>8}",
+        *(_line(label, values) for label, values in timings.items()),
+        f"target p50 ≤ {TARGET_P50_MS:.0f} ms: {'met' if p50 <= TARGET_P50_MS else 'MISSED'}",
+    ):
+        console.print(line, markup=False, soft_wrap=True)
+    return 0
+
+
+def _holds(engine: Engine, corpus: int, passage: tuple[str, str]) -> bool:
+    with transaction(engine) as session:
+        found = session.execute(
+            select(Passage.id).where(
+                Passage.corpus_id == corpus, Passage.content_hash == content_hash(*passage)
+            )
+        ).first()
+    return found is not None
+
+
+def _vacuum_analyze(engine: Engine) -> None:
+    # Fresh statistics and visibility maps, as autovacuum would give a corpus that has settled.
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        for table in ("passages", "propositions", "entities", "entity_propositions"):
+            conn.execute(text(f"VACUUM ANALYZE {table}"))

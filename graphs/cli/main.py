@@ -1,0 +1,74 @@
+"""The `grasp` command line: each sub-command lives in its own module and registers itself here."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import logging
+import os
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
+
+from rich.console import Console
+
+#: Modules that add sub-commands. `evals.commands` is loaded by name, not imported statically,
+#: because imports point one way (evals → graphs) and the CLI must not depend on the evals package.
+COMMAND_MODULES = (
+    "graphs.cli.index",
+    "graphs.cli.ask",
+    "graphs.cli.bench",
+    "graphs.cli.db",
+    "evals.commands",
+)
+
+console = Console(stderr=False, highlight=False)
+errors = Console(stderr=True, highlight=False)
+
+Handler = Callable[[argparse.Namespace], Coroutine[Any, Any, int] | int]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Collect every registered sub-command."""
+    parser = argparse.ArgumentParser(
+        prog="grasp", description="GRASP: graph agentic search over propositions."
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug details")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # an optional command module that is not there
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def run_handler(handler: Handler, args: argparse.Namespace) -> int:
+    """Run a sync or async command handler and return its exit code."""
+    outcome = handler(args)
+    if asyncio.iscoroutine(outcome):
+        return int(asyncio.run(outcome))
+    return int(outcome)  # type: ignore[arg-type]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `grasp` console script."""
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
+    try:
+        return run_handler(args.handler, args)
+    except KeyboardInterrupt:
+        errors.print(
+            "[yellow]interrupted[/]: finished work is saved; run the same command again to continue"
+        )
+        return 130
+    except Exception as exc:  # every failure reaches the user as one clear line, not a trace
+        if args.verbose:
+            raise
+        errors.print(f"[red]error[/]: {type(exc).__name__}: {exc}")
+        return 1

@@ -1,0 +1,1 @@
+"""Indexing: the index graph and the corpus file readers."""

@@ -1,0 +1,264 @@
+"""A LangChain chat model over a local llama.cpp GGUF file: offline, shared, lock-guarded, JSON-capable."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.output_parsers import JsonOutputParser, PydanticOutputParser
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable
+from pydantic import BaseModel, Field
+
+from graphs.models.gguf_assembly import (
+    DEFAULT_MODEL_DIR,
+    ModelIntegrityError,
+    ModelPartsMissingError,
+    resolve_gguf,
+)
+
+__all__ = [
+    "DEFAULT_MODEL_DIR",
+    "LocalLlamaChatModel",
+    "ModelIntegrityError",
+    "ModelPartsMissingError",
+    "load_local_chat_model",
+    "to_openai_messages",
+]
+
+# What a plain tokenize of the contents misses: role markers and separators per message, and the
+# default system prompt some chat templates (Qwen's) add; measured ≈5 and ≈22 tokens.
+_TEMPLATE_TOKENS_PER_MESSAGE = 8
+_TEMPLATE_TOKENS_FIXED = 32
+_JSON_OBJECT: dict[str, Any] = {"type": "json_object"}
+# The native build's AMX path crashes at the first inference on these CPUs; pip's wheel cache
+# ignores CMAKE_ARGS, hence --no-cache-dir.
+LLAMA_CPP_PIP_COMMAND = (
+    'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON '
+    '-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF" '
+    "pip install --no-cache-dir llama-cpp-python==0.3.36"
+)
+
+
+class _SharedLlama:
+    """One loaded llama.cpp model and the lock that serialises every call into it."""
+
+    def __init__(self, llama: Any) -> None:
+        self.llama = llama
+        self.lock = threading.Lock()
+
+
+# One model per (file, context size) per process: a second copy would double memory and split cores.
+_LOADED: dict[tuple[str, int], _SharedLlama] = {}
+_LOADED_LOCK = threading.Lock()
+
+
+def _available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _load_shared(model_path: str, n_ctx: int, n_threads: int | None, seed: int) -> _SharedLlama:
+    key = (str(Path(model_path).resolve()), n_ctx)
+    with _LOADED_LOCK:
+        shared = _LOADED.get(key)
+        if shared is None:
+            # Imported here so that modules importing this one do not need the compiled runtime.
+            try:
+                from llama_cpp import Llama
+            except ImportError as exc:
+                raise ModelPartsMissingError(
+                    f"llama-cpp-python is not installed; build it with: {LLAMA_CPP_PIP_COMMAND}"
+                ) from exc
+
+            threads = n_threads or _available_cores()
+            llama = Llama(
+                model_path=key[0],
+                n_ctx=n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                seed=seed,
+                verbose=False,
+            )
+            shared = _LOADED[key] = _SharedLlama(llama)
+        return shared
+
+
+def _content_text(message: BaseMessage) -> str:
+    if isinstance(message.content, str):
+        return message.content
+    parts: list[str] = []
+    for block in message.content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif block.get("type") == "text":
+            parts.append(str(block.get("text", "")))
+        else:
+            raise ValueError(f"local model accepts text only, got a {block.get('type')!r} block")
+    return "".join(parts)
+
+
+def to_openai_messages(messages: Sequence[BaseMessage]) -> list[dict[str, str]]:
+    """Convert LangChain messages to the role/content dicts llama.cpp's chat templates expect."""
+    converted: list[dict[str, str]] = []
+    for message in messages:
+        if isinstance(message, SystemMessage):
+            role = "system"
+        elif isinstance(message, HumanMessage):
+            role = "user"
+        elif isinstance(message, AIMessage):
+            role = "assistant"
+        elif isinstance(message, ChatMessage) and message.role in {"system", "user", "assistant"}:
+            role = message.role
+        else:
+            raise ValueError(f"local model cannot send a {message.type!r} message")
+        converted.append({"role": role, "content": _content_text(message)})
+    return converted
+
+
+class LocalLlamaChatModel(BaseChatModel):
+    """Chat model backed by one process-wide `llama_cpp.Llama` per GGUF file, never downloading."""
+
+    model_path: str = Field(description="Path of the GGUF file to load.")
+    temperature: float = Field(default=0.2, description="Sampling temperature.")
+    top_p: float = Field(default=0.95, description="Nucleus sampling mass.")
+    max_tokens: int = Field(default=1024, description="Most tokens generated per call.")
+    n_ctx: int = Field(default=8192, description="Context window in tokens (prompt + output).")
+    n_threads: int | None = Field(default=None, description="CPU threads; None uses every core.")
+    seed: int = Field(default=0, description="Sampling seed, fixed so a prompt gives one answer.")
+    json_mode: bool = Field(default=False, description="Constrain every output to a JSON object.")
+
+    @property
+    def _llm_type(self) -> str:
+        return "llama-cpp-local"
+
+    @property
+    def model_name(self) -> str:
+        """File name of the GGUF, the name usage ledgers and caches key on."""
+        return Path(self.model_path).name
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {
+            "model_name": self.model_name,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "n_ctx": self.n_ctx,
+            "seed": self.seed,
+            "json_mode": self.json_mode,
+        }
+
+    def _shared(self) -> _SharedLlama:
+        return _load_shared(self.model_path, self.n_ctx, self.n_threads, self.seed)
+
+    def _check_prompt_fits(self, llama: Any, messages: list[dict[str, str]]) -> None:
+        # An estimate (the template is applied inside llama.cpp), checked before any decoding starts
+        # so the error names both sizes and the fix.
+        tokens = _TEMPLATE_TOKENS_FIXED + sum(
+            len(llama.tokenize(m["content"].encode("utf-8"), add_bos=False, special=True))
+            + _TEMPLATE_TOKENS_PER_MESSAGE
+            for m in messages
+        )
+        if tokens >= self.n_ctx:
+            raise ValueError(
+                f"prompt is about {tokens} tokens but {self.model_name} was loaded with "
+                f"n_ctx={self.n_ctx}; shorten the prompt or raise n_ctx"
+            )
+
+    def _response_format(self, kwargs: dict[str, Any]) -> dict[str, Any] | None:
+        response_format = kwargs.pop("response_format", None)
+        if response_format is None and self.json_mode:
+            return _JSON_OBJECT
+        return response_format  # type: ignore[no-any-return]
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        chat = to_openai_messages(messages)
+        response_format = self._response_format(kwargs)
+        shared = self._shared()
+        with shared.lock:
+            self._check_prompt_fits(shared.llama, chat)
+            response = shared.llama.create_chat_completion(
+                messages=chat,
+                temperature=kwargs.pop("temperature", self.temperature),
+                top_p=kwargs.pop("top_p", self.top_p),
+                repeat_penalty=1.0,
+                max_tokens=kwargs.pop("max_tokens", self.max_tokens),
+                stop=stop,
+                seed=self.seed,
+                response_format=response_format,
+            )
+        return self._to_result(response)
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        # A worker thread keeps the event loop free; the shared lock orders the calls into llama.cpp.
+        return await asyncio.to_thread(self._generate, messages, stop, None, **kwargs)
+
+    def _to_result(self, response: dict[str, Any]) -> ChatResult:
+        choice = response["choices"][0]
+        usage = response.get("usage") or {}
+        input_tokens = int(usage.get("prompt_tokens", 0))
+        output_tokens = int(usage.get("completion_tokens", 0))
+        message = AIMessage(
+            content=choice["message"].get("content") or "",
+            usage_metadata=UsageMetadata(
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                total_tokens=input_tokens + output_tokens,
+            ),
+            response_metadata={
+                "model_name": self.model_name,
+                "finish_reason": choice.get("finish_reason"),
+                "model_provider": "llama-cpp",
+            },
+        )
+        return ChatResult(
+            generations=[ChatGeneration(message=message)],
+            llm_output={"model_name": self.model_name},
+        )
+
+    def with_structured_output(  # type: ignore[override]
+        self,
+        schema: dict[str, Any] | type[BaseModel],
+        *,
+        include_raw: bool = False,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, Any]:
+        """Constrain output with llama.cpp's JSON-schema grammar and parse it (dict or pydantic)."""
+        if include_raw:
+            raise ValueError("include_raw=True is not supported by the local model")
+        if isinstance(schema, dict):
+            bound = self.bind(response_format={**_JSON_OBJECT, "schema": schema})
+            return bound | JsonOutputParser()
+        json_schema = schema.model_json_schema()
+        bound = self.bind(response_format={**_JSON_OBJECT, "schema": json_schema})
+        return bound | PydanticOutputParser(pydantic_object=schema)
+
+
+def load_local_chat_model(
+    spec: str = "local", cache_dir: Path = DEFAULT_MODEL_DIR, **fields: Any
+) -> LocalLlamaChatModel:
+    """Build a `LocalLlamaChatModel` from a spec (`local`, `local:smollm2`, `local:/x.gguf`)."""
+    return LocalLlamaChatModel(model_path=str(resolve_gguf(spec, cache_dir)), **fields)

@@ -1,0 +1,1 @@
+"""Peer systems as LangGraph graphs over the same store, one module each."""

@@ -1,0 +1,1 @@
+"""Runtime: settings from the environment, services, the one wiring every graph uses, checkpoints."""

@@ -1,0 +1,66 @@
+"""The one wiring every graph uses: a run's context → its services, resolved off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Generic, Protocol, TypeVar
+
+from langgraph.config import get_config
+from langgraph.runtime import Runtime
+
+from graphs.runtime.services import Services, services_for
+from graphs.runtime.settings import Settings
+
+
+class ModelChoice(Protocol):
+    """A run context that may name a chat model overriding GRASP_CHAT_MODEL."""
+
+    @property
+    def chat_model(self) -> str | None: ...
+
+
+ContextT = TypeVar("ContextT", bound=ModelChoice)
+
+#: Services for a run's context; fixed services ignore it, the default reads the environment.
+ServicesProvider = Callable[[Any], Services]
+
+
+def default_services(context: ModelChoice) -> Services:
+    """Services from the environment, with the context's chat model if it names one."""
+    settings = Settings.from_env()
+    return services_for(replace(settings, chat_model=context.chat_model or settings.chat_model))
+
+
+def as_provider(services: Services | ServicesProvider | None) -> ServicesProvider:
+    """Fixed services (tests, embedding apps), a provider, or None for the environment's."""
+    if services is None:
+        return default_services
+    if isinstance(services, Services):
+        fixed = services
+        return lambda _context: fixed
+    return services
+
+
+def run_id() -> str | None:
+    """The LangGraph thread id, so ledger rows of one run can be found again."""
+    try:
+        thread = get_config().get("configurable", {}).get("thread_id")
+    except RuntimeError:  # called outside a graph run
+        return None
+    return str(thread) if thread else None
+
+
+@dataclass(frozen=True)
+class Wiring(Generic[ContextT]):
+    """How a graph's nodes reach their services: a provider called with the run's context."""
+
+    provide: ServicesProvider
+    default_context: Callable[[], ContextT]
+
+    async def resolve(self, runtime: Runtime[ContextT]) -> tuple[ContextT, Services]:
+        """The run's context (defaults when none was given) and its services."""
+        context = runtime.context or self.default_context()
+        # The default provider may start the embedded server or load a model: not on the loop.
+        return context, await asyncio.to_thread(self.provide, context)

@@ -1,0 +1,1 @@
+"""Agent steps: plan, rewrite, search, select entities, gather evidence, evaluate, synthesize."""

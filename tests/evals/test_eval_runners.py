@@ -1,0 +1,333 @@
+"""The eval runners end to end on the four-passage films corpus, with scripted models."""
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+
+from evals.commands import run_retrieval
+from evals.reports import write_report
+from graphs.agent.graph import build_grasp_graph
+from graphs.models.scripted_model import ScriptedReply
+from graphs.runtime.checkpoints import open_checkpointer
+from graphs.runtime.services import Services
+from store.corpora import corpus_id
+from store.ledger import CallRecord, record_call
+from tests.fixtures.eval_films import (
+    CHAIN_Q,
+    CLOSED,
+    COMPARE_Q,
+    PASSAGES,
+    QUESTIONS,
+    answer,
+    args,
+    evaluate,
+    make_services,
+    prompts,
+    unjudged_eval,
+)
+from tests.fixtures.films import (
+    PLAN,
+    REWRITE,
+    build_corpus,
+    chain_rules,
+    comparison_rules,
+)
+
+
+@pytest.fixture
+def questions(tmp_path: Path) -> Path:
+    path = tmp_path / "musique_toy.json"
+    path.write_text(json.dumps(QUESTIONS))
+    return path
+
+
+async def test_grasp_run_scores_judges_bills_and_resumes(
+    engine: Engine, database_url: str, questions: Path, tmp_path: Path
+) -> None:
+    ids = build_corpus(engine)
+    # Indexing the pooled corpus cost 1,000 tokens: 500 per question of the file.
+    record_call(
+        engine, CallRecord("extract", "scripted", 900, 100, 0.0, False, corpus_id(engine, "films"))
+    )
+    svc, judge, sampler = make_services(
+        engine, database_url, chain_rules(ids) + comparison_rules(ids)
+    )
+    cli = args(
+        "eval",
+        str(questions),
+        "--corpus",
+        "films",
+        "--method",
+        "grasp",
+        "--concurrency",
+        "2",
+        "--out",
+        str(tmp_path / "runs"),
+    )
+
+    run, outcome, summaries = await evaluate(cli, svc, sampler)
+
+    assert run.results == tmp_path / "runs" / "films" / "grasp.jsonl"
+    assert (outcome.answered, outcome.skipped, outcome.failed) == (2, 0, [])
+    lines = [json.loads(line) for line in run.results.read_text().splitlines()]
+    chain = next(r for r in lines if r["id"] == "2hop__chain")
+    assert {k: chain[k] for k in ("prediction", "gold", "em", "f1", "hops", "method")} == {
+        "prediction": "Lisbon",
+        "gold": ["Lisbon"],
+        "em": 1.0,
+        "f1": 1.0,
+        "hops": 2,
+        "method": "grasp",
+    }
+    # The system's tokens are the graph's own (1,770 in + 181 out over 10 calls); the judge's
+    # two calls (2,002 tokens) are kept apart and billed nowhere.
+    assert (chain["input_tokens"], chain["output_tokens"], chain["tokens"], chain["calls"]) == (
+        1770,
+        181,
+        1951,
+        10,
+    )
+    assert (chain["judge_strict"], chain["judge_lenient"], chain["judge_tokens"]) == (
+        True,
+        True,
+        2002,
+    )
+    assert (chain["indexing_tokens"], chain["total_tokens"]) == (500.0, 2451.0)
+    assert chain["thread_id"] == "eval:grasp:films:2hop__chain"
+    # The line's thread is checkpointed: it opens in `grasp show` and in Studio.
+    snapshot = await thread_state(svc, database_url, chain["thread_id"])
+    assert (snapshot.values["final_answer"], snapshot.next) == ("Lisbon", ())
+    compare = next(r for r in lines if r["id"] == "3hop__compare")
+    assert (compare["prediction"], compare["em"], compare["tokens"], compare["total_tokens"]) == (
+        "Lena Marsh",
+        1.0,
+        1568,
+        2068.0,
+    )
+
+    # p_i: chain 2 of 5 right → 3/7; comparison 0 of 5 → 1/7. Both questions judged correct.
+    overall, two, three = summaries
+    bits = -math.log2(3 / 7) - math.log2(1 / 7)
+    assert (overall.n, overall.em, overall.judge, overall.tokens) == (2, 1.0, 1.0, 3519)
+    assert overall.success_economy == pytest.approx(3519 / bits)
+    assert (two.group, two.n, three.group, three.n) == ("2hop", 1, "3hop", 1)
+    cache = [
+        json.loads(line)
+        for line in (tmp_path / "runs/films/cache/closed_book.jsonl").read_text().splitlines()
+    ]
+    assert sorted((c["question_id"], c["correct"], c["p"]) for c in cache) == [
+        ("2hop__chain", 2, 3 / 7),
+        ("3hop__compare", 0, 1 / 7),
+    ]
+    summary = json.loads((tmp_path / "runs/films/grasp.summary.json").read_text())
+    assert summary["groups"][0]["tokens"] == 3519
+
+    # A second run skips both questions and reuses the p_i cache: no model is called again.
+    seen = (len(prompts(svc.llm)), len(prompts(judge)), len(prompts(sampler)))
+    _, again, summaries_again = await evaluate(cli, svc, sampler)
+    assert (again.answered, again.skipped) == (0, 2)
+    assert (len(prompts(svc.llm)), len(prompts(judge)), len(prompts(sampler))) == seen
+    assert summaries_again == summaries
+    assert len(run.results.read_text().splitlines()) == 2
+
+
+async def thread_state(svc: Services, database_url: str, thread: str) -> Any:
+    async with open_checkpointer(database_url) as saver:
+        graph = build_grasp_graph(svc, saver)
+        return await graph.aget_state({"configurable": {"thread_id": thread}})
+
+
+async def test_an_interrupted_question_continues_from_its_checkpoint(
+    engine: Engine, database_url: str, questions: Path, tmp_path: Path
+) -> None:
+    ids = build_corpus(engine)
+    # The model dies once, on the second hop's rewrite: the plan and hop 1 are already saved.
+    crash = ScriptedReply(
+        when=[REWRITE, "Sub-question: Where was Tomas Reyd born?"],
+        reply="",
+        error="model process died",
+        times=1,
+    )
+    svc, _, _ = make_services(engine, database_url, [crash, *chain_rules(ids)])
+    cli = unjudged_eval(questions, tmp_path / "runs", "--limit", "1")
+    thread = "eval:grasp:films:2hop__chain"
+
+    run, outcome, _ = await evaluate(cli, svc, None)
+    assert (outcome.answered, len(outcome.failed)) == (0, 1)
+    assert outcome.failed[0][0] == "2hop__chain" and "model process died" in outcome.failed[0][1]
+    assert not run.results.exists() or run.results.read_text() == ""
+    stopped = await thread_state(svc, database_url, thread)
+    assert stopped.next == ("sub_agent",)
+    assert list(stopped.values["answers"].values()) == ["Tomas Reyd"]
+
+    _, outcome, _ = await evaluate(cli, svc, None)
+    assert (outcome.answered, outcome.failed) == (1, [])
+    line = json.loads(run.results.read_text())
+    # Neither the planner nor hop 1 ran again, and the tally equals an uninterrupted run's.
+    assert len([p for p in prompts(svc.llm) if PLAN in p]) == 1
+    hop_one = "Sub-question: Who directed Blue Harbor?"
+    assert len([p for p in prompts(svc.llm) if REWRITE in p and hop_one in p]) == 1
+    assert (line["prediction"], line["input_tokens"], line["output_tokens"], line["calls"]) == (
+        "Lisbon",
+        1770,
+        181,
+        10,
+    )
+
+    # With its line gone, the finished thread is answered afresh, not replayed or double-billed.
+    run.results.unlink()
+    _, outcome, _ = await evaluate(cli, svc, None)
+    assert outcome.answered == 1
+    line = json.loads(run.results.read_text())
+    assert len([p for p in prompts(svc.llm) if PLAN in p]) == 2
+    assert (line["prediction"], line["tokens"], line["calls"]) == ("Lisbon", 1951, 10)
+
+
+async def test_resume_answers_only_what_is_missing(
+    engine: Engine, database_url: str, questions: Path, tmp_path: Path
+) -> None:
+    ids = build_corpus(engine)
+    svc, _, _ = make_services(engine, database_url, chain_rules(ids) + comparison_rules(ids))
+    first = unjudged_eval(questions, tmp_path / "runs", "--limit", "1")
+    _, outcome, _ = await evaluate(first, svc, None)
+    assert (outcome.answered, outcome.skipped) == (1, 0)
+    plans = [p for p in prompts(svc.llm) if "You split a question" in p]
+    assert len(plans) == 1
+    rest = unjudged_eval(questions, tmp_path / "runs")
+    run, outcome, summaries = await evaluate(rest, svc, None)
+    assert (outcome.answered, outcome.skipped) == (1, 1)
+    plans = [p for p in prompts(svc.llm) if "You split a question" in p]
+    assert len(plans) == 2 and COMPARE_Q in plans[1]
+    assert [json.loads(x)["id"] for x in run.results.read_text().splitlines()] == [
+        "2hop__chain",
+        "3hop__compare",
+    ]
+    assert (summaries[0].judge, summaries[0].success_economy) == (None, None)
+
+
+async def test_dense_and_closed_book_baselines(
+    engine: Engine, database_url: str, questions: Path, tmp_path: Path
+) -> None:
+    build_corpus(engine)
+    record_call(
+        engine, CallRecord("extract", "scripted", 900, 100, 0.0, False, corpus_id(engine, "films"))
+    )
+    rules = [
+        answer(
+            PASSAGES, "Tomas Reyd was born in Lisbon in 1950", f"Question: {CHAIN_Q}", text="Lisbon"
+        ),
+        answer(PASSAGES, f"Question: {COMPARE_Q}", text="Ivo Strand"),
+        answer(CLOSED, text="Porto", tokens=(50, 3)),
+    ]
+    svc, _, _ = make_services(engine, database_url, rules)
+    out = str(tmp_path / "runs")
+    dense = args(
+        "eval",
+        str(questions),
+        "--corpus",
+        "films",
+        "--method",
+        "dense",
+        "--p-samples",
+        "0",
+        "--out",
+        out,
+    )
+    run, _, summaries = await evaluate(dense, svc, None)
+    lines = [json.loads(x) for x in run.results.read_text().splitlines()]
+    assert [
+        (r["prediction"], r["em"], r["tokens"], r["calls"], r["total_tokens"]) for r in lines
+    ] == [
+        ("Lisbon", 1.0, 405, 1, 405.0),
+        ("Ivo Strand", 0.0, 405, 1, 405.0),
+    ]
+    # The four passages are all in the top 5, and the answer prompt showed them.
+    assert [len(r["passages"]) for r in lines] == [4, 4]
+    assert (summaries[0].em, summaries[0].judge, summaries[0].judge_lenient) == (0.5, 0.5, 0.5)
+
+    none = args(
+        "eval",
+        str(questions),
+        "--corpus",
+        "films",
+        "--method",
+        "none",
+        "--no-judge",
+        "--p-samples",
+        "0",
+        "--out",
+        out,
+    )
+    run, _, summaries = await evaluate(none, svc, None)
+    lines = [json.loads(x) for x in run.results.read_text().splitlines()]
+    assert [
+        (r["prediction"], r["em"], r["tokens"], r["indexing_tokens"], r["passages"]) for r in lines
+    ] == [
+        ("Porto", 0.0, 53, 0.0, []),
+        ("Porto", 0.0, 53, 0.0, []),
+    ]
+    report = write_report(tmp_path / "runs" / "films")
+    table = (tmp_path / "runs/films/report.md").read_text()
+    assert "| dense | 2 | 0.500 | 0.500 | 0.500 | 0.500 | 405 | 0 | 405 | 1.0 | n/a |" in table
+    assert "| none | 2 | 0.000 | 0.000 | n/a | n/a | 53 | 0 | 53 | 1.0 | n/a |" in table
+    assert [p.name for p in report.files] == ["report.md", "accuracy_vs_tokens.png"]
+
+
+ALL_FOUND = {"n": 2.0, "2": 1.0, "5": 1.0, "10": 1.0}
+
+
+@pytest.mark.parametrize(
+    ("method", "mode", "retrieved", "overall"),
+    [
+        # Single pass: the 2-hop question's top 2 are passages 1 and 4, so R@2 = 1/2 there.
+        (
+            "dense",
+            "single",
+            [[[1, 4, 2, 3]], [[4, 3, 2, 1]]],
+            {"n": 2.0, "2": 0.75, "5": 1.0, "10": 1.0},
+        ),
+        # Agentic: one list per gold sub-question, with "#1" replaced by the gold answer.
+        ("bm25", "agentic", [[[1], [2, 1, 3, 4]], [[3, 4, 2], [4, 3, 2], [3, 4]]], ALL_FOUND),
+        (
+            "grasp",
+            "agentic",
+            [[[1, 2, 3, 4], [2, 1, 3, 4]], [[3, 2, 4, 1], [4, 2, 3, 1], [3, 4, 2, 1]]],
+            ALL_FOUND,
+        ),
+    ],
+)
+async def test_retrieval_eval_on_the_store(
+    engine: Engine,
+    database_url: str,
+    questions: Path,
+    tmp_path: Path,
+    method: str,
+    mode: str,
+    retrieved: list[list[list[int]]],
+    overall: dict[str, float],
+) -> None:
+    build_corpus(engine)
+    svc, _, _ = make_services(engine, database_url, [])
+    cli = args(
+        "eval-retrieval",
+        str(questions),
+        "--corpus",
+        "films",
+        "--method",
+        method,
+        "--mode",
+        mode,
+        "--out",
+        str(tmp_path),
+    )
+    path, result = run_retrieval(cli, svc)
+    assert path == tmp_path / "films" / "retrieval" / f"{method}-{mode}.jsonl"
+    records = [json.loads(x) for x in path.read_text().splitlines()]
+    assert [r["gold"] for r in records] == [[1, 2], [3, 4]]
+    assert [r["retrieved"] for r in records] == retrieved
+    assert result["recall"]["all"] == overall
+    assert prompts(svc.llm) == []  # no LLM at query time
