@@ -12,9 +12,8 @@ from sqlalchemy import Engine
 
 from nodes.embedding import Embedder
 from nodes.llm.client import CallTag, LlmClient, LlmResult, MalformedOutput, system_and_user
-from store.engine import transaction
-from store.retrieval import PassageText, bm25_passages, dense_passages, passage_texts
-from store.scoring import top_k
+from store.passage_search import passages_by_id, ranked_bm25_passages, ranked_dense_passages
+from store.retrieval import PassageText
 
 PassageMethod = Literal["dense", "bm25"]
 DEFAULT_K = 5
@@ -65,12 +64,11 @@ def top_passages(
     engine: Engine, embedder: Embedder, corpus: int, query: str, method: PassageMethod, k: int
 ) -> list[PassageText]:
     """The k best passages for `query` by passage-embedding cosine (dense) or BM25."""
-    with transaction(engine) as session:
-        if method == "dense":
-            scores = dense_passages(session, corpus, embedder.embed([query])[0], k)
-        else:
-            scores = bm25_passages(session, corpus, query, k)
-        return passage_texts(session, [pid for pid, _ in top_k(scores, k)])
+    if method == "dense":
+        ranked = ranked_dense_passages(engine, corpus, embedder.embed([query])[0], k)
+    else:
+        ranked = ranked_bm25_passages(engine, corpus, query, k)
+    return passages_by_id(engine, ranked)
 
 
 def passages_block(passages: Sequence[PassageText]) -> str:

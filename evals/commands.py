@@ -163,6 +163,7 @@ def summary_lines(label: str, summaries: list[GroupSummary]) -> list[str]:
 
 
 async def handle_eval(args: argparse.Namespace) -> int:
+    """`grasp eval`: answer, judge and score questions, then print the summary."""
     from graphs.cli.main import console, errors
 
     settings = Settings.from_env()
@@ -208,6 +209,7 @@ def run_retrieval(args: argparse.Namespace, services: Services) -> tuple[Path, d
 
 
 def handle_eval_retrieval(args: argparse.Namespace) -> int:
+    """`grasp eval-retrieval`: recall@k of one method and mode, printed by hop count."""
     from graphs.cli.main import console
 
     path, result = run_retrieval(args, services_for(Settings.from_env()))
@@ -223,6 +225,7 @@ def handle_eval_retrieval(args: argparse.Namespace) -> int:
 
 
 def handle_eval_report(args: argparse.Namespace) -> int:
+    """`grasp eval-report`: rebuild a results folder's report and print it."""
     from graphs.cli.main import console
 
     if not args.directory.is_dir():

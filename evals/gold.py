@@ -2,28 +2,21 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 
 from evals.loaders import GoldPassageMissing, QAExample, resolve_gold_passages
 from graphs.indexing.corpus_files import passage_match_key
-from store.engine import transaction
-from store.models import Passage
+from store.corpus_reads import corpus_passages
 
 PassageIndex = dict[tuple[str, str], int]
 
 
 def corpus_passage_index(engine: Engine, corpus: int) -> PassageIndex:
     """Every passage of a corpus keyed by `passage_match_key(title, text)`."""
-    with transaction(engine) as session:
-        rows = session.execute(
-            select(Passage.title, Passage.text, Passage.id)
-            .where(Passage.corpus_id == corpus)
-            .order_by(Passage.id)
-        ).all()
     index: PassageIndex = {}
-    for title, text, passage_id in rows:
+    for passage in corpus_passages(engine, corpus):
         # Duplicates cannot be stored twice, but whitespace variants can: the first one stands.
-        index.setdefault(passage_match_key(title, text), int(passage_id))
+        index.setdefault(passage_match_key(passage.title, passage.text), passage.id)
     return index
 
 

@@ -6,14 +6,13 @@ import asyncio
 import hashlib
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
 from evals.loaders import LongBenchSample
 from evals.qa_runner import Prepare, QaItem, QaRun
 from graphs.indexing.corpus_files import SourcePassage
-from graphs.indexing.graph import ExtractorName, IndexContext, build_index_graph
+from graphs.indexing.graph import ExtractorName, IndexContext, IndexState, build_index_graph
 from graphs.runtime.services import Services
 from store.corpora import add_passages, ensure_corpus
 from store.graph_writes import passages_without_embedding, set_passage_embeddings
@@ -73,12 +72,12 @@ def make_prepare(
         if run.method != "grasp":
             await asyncio.to_thread(_store_passages, services, name, passages[name])
             return 0.0
-        state: dict[str, Any] = {
+        state: IndexState = {
             "corpus": name,
             "passages": [{"title": p.title, "text": p.text} for p in passages[name]],
         }
         config: RunnableConfig = {"max_concurrency": services.settings.llm_concurrency}
-        result = await graph.ainvoke(state, config, context=context)  # type: ignore[call-overload]
+        result = await graph.ainvoke(state, config, context=context)
         summary = result["summary"]
         if summary["passages_pending"]:
             raise RuntimeError(

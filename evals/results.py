@@ -66,6 +66,7 @@ class JsonlAppender:
         path.parent.mkdir(parents=True, exist_ok=True)
 
     async def append(self, record: dict[str, Any]) -> None:
+        """Write one finished record as a line; concurrent questions never interleave lines."""
         line = json.dumps(record, ensure_ascii=False) + "\n"
         async with self._lock:
             # Flushed per record: an interrupted run keeps every question it finished.

@@ -21,10 +21,9 @@ from evals.gold import PassageIndex, gold_passage_ids
 from evals.loaders import QAExample, substitute_placeholders
 from evals.metrics import recall_at_k
 from nodes.embedding import Embedder
-from store.engine import transaction
 from store.grasp_retrieval import RetrievalParams, search_entities, vote_passages
-from store.retrieval import FloatVector, bm25_passages, dense_passages
-from store.scoring import top_k
+from store.passage_search import ranked_bm25_passages, ranked_dense_passages
+from store.retrieval import FloatVector
 
 log = logging.getLogger(__name__)
 
@@ -48,19 +47,20 @@ def make_retriever(
     """
 
     def grasp(query: str, vector: FloatVector, k: int) -> list[int]:
-        found = search_entities(engine, corpus, vector, query, params)
+        found = search_entities(engine, corpus=corpus, query=vector, keywords=query, params=params)
         vote = vote_passages(
-            engine, vector, [e.id for e in found.entities], replace(params, k_passages=k)
+            engine,
+            query=vector,
+            entities=[e["id"] for e in found.entities],
+            params=replace(params, k_passages=k),
         )
-        return [v.passage.id for v in vote.passages]
+        return [passage["id"] for passage in vote.items]
 
     def dense(query: str, vector: FloatVector, k: int) -> list[int]:
-        with transaction(engine) as session:
-            return [pid for pid, _ in top_k(dense_passages(session, corpus, vector, k), k)]
+        return ranked_dense_passages(engine, corpus, vector, k)
 
     def bm25(query: str, vector: FloatVector, k: int) -> list[int]:
-        with transaction(engine) as session:
-            return [pid for pid, _ in top_k(bm25_passages(session, corpus, query, k), k)]
+        return ranked_bm25_passages(engine, corpus, query, k)
 
     return {"grasp": grasp, "dense": dense, "bm25": bm25}[method]
 

@@ -9,6 +9,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from store.models import EMBEDDING_DIM
+
 Vectors = npt.NDArray[np.float32]
 
 
@@ -36,11 +38,12 @@ class HashingEmbedder:
     Used by tests and the synthetic benchmark's plumbing checks; never the default for real use.
     """
 
-    def __init__(self, dim: int = 384) -> None:
+    def __init__(self, dim: int = EMBEDDING_DIM) -> None:
         self.name = f"hash-{dim}"
         self.dim = dim
 
     def embed(self, texts: list[str]) -> Vectors:
+        """One unit row per text, from its hashed word counts."""
         matrix = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
             for token in re.findall(r"\w+", text.lower()):

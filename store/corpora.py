@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from sqlalchemy import (
     ColumnElement,
     Engine,
+    Select,
     String,
     and_,
     any_,
@@ -47,7 +48,7 @@ class PassageRow:
 
 @dataclass(frozen=True)
 class CorpusStats:
-    """Counts of one corpus."""
+    """Counts of one corpus, for the index summary and the benchmark header."""
 
     name: str
     passages: int
@@ -94,7 +95,7 @@ def corpus_id(engine: Engine, name: str) -> int:
 
 
 def corpus_embedder(engine: Engine, corpus: int) -> str | None:
-    """The embedder a corpus was indexed with."""
+    """The embedder a corpus was indexed with, so its questions are embedded by the same model."""
     with transaction(engine) as session:
         return session.get_one(Corpus, corpus).embedder
 
@@ -179,7 +180,7 @@ def record_failure(
 
 
 def corpus_stats(engine: Engine, name: str) -> CorpusStats:
-    """Count everything of one corpus."""
+    """Count all of one corpus: passages by status, propositions, entities, edges, failures."""
     corpus = corpus_id(engine, name)
     with transaction(engine) as session:
         status_counts = dict(
@@ -190,7 +191,7 @@ def corpus_stats(engine: Engine, name: str) -> CorpusStats:
             ).all()
         )
 
-        def count(statement):  # type: ignore[no-untyped-def]
+        def count(statement: Select[int]) -> int:
             return int(session.execute(statement).scalar_one())
 
         propositions = count(
@@ -224,12 +225,13 @@ def corpus_stats(engine: Engine, name: str) -> CorpusStats:
 def delete_corpus(engine: Engine, name: str) -> bool:
     """Remove a corpus and everything in it; return whether it existed."""
     with transaction(engine) as session:
-        deleted = session.execute(delete(Corpus).where(Corpus.name == name)).rowcount  # type: ignore[attr-defined]
+        # The connection's result, unlike the session's, is typed as a cursor with a rowcount.
+        deleted = session.connection().execute(delete(Corpus).where(Corpus.name == name)).rowcount
     return bool(deleted)
 
 
 def database_size_bytes(engine: Engine) -> int:
-    """Size of the current database on disk."""
+    """Size of the current database on disk, for the indexing benchmark's storage cost."""
     with transaction(engine) as session:
         return int(
             session.execute(select(func.pg_database_size(func.current_database()))).scalar_one()

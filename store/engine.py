@@ -1,14 +1,18 @@
-"""Engine and session factory, connection checks, and schema migration through alembic."""
+"""Engine and transactions, connection checks, server upkeep, and alembic schema migration."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.exc import OperationalError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 ALEMBIC_DIR = Path(__file__).resolve().parent.parent / "alembic"
 
@@ -40,6 +44,11 @@ def redact(url: str) -> str:
     return f"{scheme}://{user}:***@{host}" if ":" in creds else url
 
 
+# ef_search must exceed the k we ask for, and filters (corpus, visited ids) need the iterative scan
+# or HNSW may return fewer rows than requested.
+HNSW_SETTINGS = ("SET hnsw.ef_search = 100", "SET hnsw.iterative_scan = relaxed_order")
+
+
 def make_engine(url: str, pool_size: int = 8) -> Engine:
     """Create an engine whose sessions search HNSW indexes deeply enough for filtered top-k."""
     engine = create_engine(
@@ -47,24 +56,23 @@ def make_engine(url: str, pool_size: int = 8) -> Engine:
     )
 
     @event.listens_for(engine, "connect")
-    def _tune(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
-        # ef_search must exceed the k we ask for, and filters (corpus, visited ids) need the
-        # iterative scan or HNSW may return fewer rows than requested.
+    def _tune(dbapi_connection: Any, _record: Any) -> None:
         with dbapi_connection.cursor() as cursor:
-            cursor.execute("SET hnsw.ef_search = 100")
-            cursor.execute("SET hnsw.iterative_scan = relaxed_order")
+            for setting in HNSW_SETTINGS:
+                cursor.execute(setting)
         dbapi_connection.commit()
 
     return engine
+
+
+HAS_PGVECTOR = text("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
 
 
 def check_database(engine: Engine) -> None:
     """Fail with a clear message when the server is down or has no pgvector."""
     try:
         with engine.connect() as conn:
-            available = conn.execute(
-                text("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
-            ).first()
+            available = conn.execute(HAS_PGVECTOR).first()
     except OperationalError as exc:
         raise StoreError(
             f"cannot reach PostgreSQL at {redact(str(engine.url))}: {exc.orig}"
@@ -77,7 +85,7 @@ def check_database(engine: Engine) -> None:
         )
 
 
-def alembic_config(url: str):  # type: ignore[no-untyped-def]
+def alembic_config(url: str) -> Config:
     """Build an alembic Config for `url` that works from any working directory."""
     from alembic.config import Config
 
@@ -88,15 +96,10 @@ def alembic_config(url: str):  # type: ignore[no-untyped-def]
 
 
 def migrate(url: str, revision: str = "head") -> None:
-    """Upgrade the schema to `revision`."""
+    """Upgrade the schema to `revision`, so every entry point runs on the current tables."""
     from alembic import command
 
     command.upgrade(alembic_config(url), revision)
-
-
-def session_factory(engine: Engine) -> sessionmaker[Session]:
-    """Sessions that keep loaded attributes usable after commit."""
-    return sessionmaker(engine, expire_on_commit=False)
 
 
 @contextmanager
@@ -104,3 +107,27 @@ def transaction(engine: Engine) -> Iterator[Session]:
     """A session in one transaction: committed on success, rolled back on error."""
     with Session(engine, expire_on_commit=False) as session, session.begin():
         yield session
+
+
+SERVER_VERSION = text("SHOW server_version")
+
+
+def server_version(engine: Engine) -> str:
+    """The server's version number, for benchmark reports."""
+    with engine.connect() as conn:
+        return str(conn.execute(SERVER_VERSION).scalar()).split()[0]
+
+
+#: The tables whose planner statistics and visibility maps retrieval speed depends on.
+VACUUM_ANALYZE = tuple(
+    text(f"VACUUM ANALYZE {table}")
+    for table in ("passages", "propositions", "entities", "entity_propositions")
+)
+
+
+def vacuum_analyze(engine: Engine) -> None:
+    """Fresh statistics and visibility maps, as autovacuum would give a corpus that has settled."""
+    # VACUUM cannot run inside a transaction block.
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        for statement in VACUUM_ANALYZE:
+            conn.execute(statement)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import Engine, func, select, text, update
+from sqlalchemy import Engine, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -24,6 +24,8 @@ FloatVector = npt.NDArray[np.float32]
 
 #: First key of the advisory lock that serialises entity resolution per corpus.
 ENTITY_LOCK_KEY = 7_140_512
+#: Held to the end of the transaction; the second key is the corpus.
+ENTITY_LOCK = text("SELECT pg_advisory_xact_lock(:key, :corpus)")
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ class ExtractedPassage:
 
 @dataclass
 class WriteCounts:
-    """What one write added."""
+    """What one write added, for the indexer's progress and summary."""
 
     passages: int = 0
     propositions: int = 0
@@ -70,10 +72,7 @@ def write_extracted(
     """
     counts = WriteCounts()
     with transaction(engine) as session:
-        session.execute(
-            text("SELECT pg_advisory_xact_lock(:key, :corpus)"),
-            {"key": ENTITY_LOCK_KEY, "corpus": corpus},
-        )
+        session.execute(ENTITY_LOCK, {"key": ENTITY_LOCK_KEY, "corpus": corpus})
         wanted = [item.passage_id for item in items]
         done = set(
             session.execute(
@@ -210,13 +209,3 @@ def passages_without_embedding(engine: Engine, corpus: int) -> list[tuple[int, s
             .order_by(Passage.position)
         ).all()
     return [(row[0], f"{row[1]}: {row[2]}") for row in rows]
-
-
-def count_rows(engine: Engine, corpus: int) -> int:
-    """Number of propositions of a corpus (cheap sanity helper for callers and tests)."""
-    with transaction(engine) as session:
-        return int(
-            session.execute(
-                select(func.count()).select_from(Proposition).where(Proposition.corpus_id == corpus)
-            ).scalar_one()
-        )

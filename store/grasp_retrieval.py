@@ -1,4 +1,10 @@
-"""One GRASP retrieval step over the store: hybrid search → entity scores, then RankVote passages."""
+"""One GRASP retrieval step over the store: hybrid search → entity scores, then the new evidence.
+
+The records it returns (ScoredEntity, Evidence) are the very ones the agent keeps in its state, so
+they are TypedDicts of plain values (checkpoints serialise them as they are). TypedDict comes from
+typing_extensions: pydantic (which builds the schemas Studio shows) refuses typing.TypedDict before
+Python 3.12.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Engine
+from typing_extensions import TypedDict
 
 from store.engine import transaction
 from store.retrieval import (
     FloatVector,
-    PassageText,
+    dense_passages,
     entity_links,
     entity_propositions,
     hybrid_candidates,
@@ -18,12 +25,19 @@ from store.retrieval import (
     passage_texts,
     proposition_texts,
 )
-from store.scoring import entity_scores, hybrid_scores, rank_vote, top_k
+from store.scoring import (
+    ADAPTIVE_K_WINDOW,
+    adaptive_k,
+    entity_scores,
+    hybrid_scores,
+    rank_vote,
+    top_k,
+)
 
 
 @dataclass(frozen=True)
 class RetrievalParams:
-    """The numbers of spec §2.2 (defaults are the paper's or ours where it left them out)."""
+    """The numbers of spec §2.2, and the one home of their defaults (the paper's, or ours)."""
 
     k_props: int = 50
     lexical_weight: float = 0.3
@@ -34,46 +48,48 @@ class RetrievalParams:
     vote_offset: float = 0.0
     uniform_vote: bool = False
     propositions_per_entity: int = 3
+    adaptive_k_window: int = ADAPTIVE_K_WINDOW
 
 
-@dataclass(frozen=True)
-class ScoredEntity:
-    """A candidate entity with its score and its best-scoring linked propositions (as context)."""
+class ScoredEntity(TypedDict):
+    """A candidate entity for entity selection, with the texts of its best linked propositions."""
 
     id: int
     name: str
     type: str
     score: float
     degree: int
-    top_propositions: tuple[str, ...]
+    propositions: list[str]
+
+
+class Evidence(TypedDict):
+    """A passage the evaluator reads (or a proposition, titled with its passage's title)."""
+
+    id: int
+    title: str
+    text: str
+    score: float
 
 
 @dataclass(frozen=True)
 class EntitySearch:
-    """Result of hybrid search + entity scoring."""
+    """Result of hybrid search + entity scoring: the kept (proposition, s(p)) and the entities."""
 
     propositions: list[tuple[int, float]]
     entities: list[ScoredEntity]
 
 
 @dataclass(frozen=True)
-class VotedPassage:
-    """A passage chosen by RankVote."""
+class GatheredEvidence:
+    """New evidence, and the proposition ids it covers (the agent marks them visited)."""
 
-    passage: PassageText
-    score: float
-
-
-@dataclass(frozen=True)
-class PassageVote:
-    """Result of RankVote: the passages and every proposition id of them (to mark visited)."""
-
-    passages: list[VotedPassage]
-    proposition_ids: list[int]
+    items: list[Evidence]
+    covered_propositions: list[int]
 
 
 def search_entities(
     engine: Engine,
+    *,
     corpus: int,
     query: FloatVector,
     keywords: str,
@@ -105,7 +121,7 @@ def search_entities(
             type=by_id[eid].type,
             score=score,
             degree=by_id[eid].degree,
-            top_propositions=tuple(texts[p][0] for p in shown[eid]),
+            propositions=[texts[p][0] for p in shown[eid]],
         )
         for eid, score in ranked
     ]
@@ -114,22 +130,56 @@ def search_entities(
 
 def vote_passages(
     engine: Engine,
+    *,
     query: FloatVector,
     entities: Sequence[int],
     params: RetrievalParams,
     visited_propositions: Sequence[int] = (),
-) -> PassageVote:
+) -> GatheredEvidence:
     """RankVote over the (unvisited) propositions of the chosen entities; top passages win."""
     with transaction(engine) as session:
         ranked = entity_propositions(session, entities, query, visited_propositions)
         votes = rank_vote(
             [(pid, passage) for pid, passage, _ in ranked],
-            params.vote_weight,
-            params.vote_offset,
-            params.uniform_vote,
+            weight=params.vote_weight,
+            offset=params.vote_offset,
+            uniform=params.uniform_vote,
         )
         winners = top_k(votes, params.k_passages)
         passages = passage_texts(session, [pid for pid, _ in winners])
         covered = passage_proposition_ids(session, [pid for pid, _ in winners])
     score = dict(winners)
-    return PassageVote([VotedPassage(p, score[p.id]) for p in passages], covered)
+    items = [Evidence(id=p.id, title=p.title, text=p.text, score=score[p.id]) for p in passages]
+    return GatheredEvidence(items, covered)
+
+
+def adaptive_k_propositions(
+    engine: Engine,
+    *,
+    query: FloatVector,
+    entities: Sequence[int],
+    params: RetrievalParams,
+    visited_propositions: Sequence[int] = (),
+) -> GatheredEvidence:
+    """The propositions ablation: the entities' propositions by cosine, cut by adaptive-k."""
+    window = params.adaptive_k_window
+    with transaction(engine) as session:
+        ranked = entity_propositions(session, entities, query, visited_propositions, limit=window)
+        keep = ranked[: adaptive_k([cos for _, _, cos in ranked], window)]
+        texts = proposition_texts(session, [pid for pid, _, _ in keep])
+        titles = {p.id: p.title for p in passage_texts(session, [pas for _, pas, _ in keep])}
+    items = [
+        Evidence(id=pid, title=titles.get(pas, ""), text=texts[pid][0], score=cos)
+        for pid, pas, cos in keep
+    ]
+    return GatheredEvidence(items, [pid for pid, _, _ in keep])
+
+
+def dense_evidence(engine: Engine, *, corpus: int, query: FloatVector, k: int) -> GatheredEvidence:
+    """The dense ablation: the top-k passages by their own embeddings; nothing is marked visited."""
+    with transaction(engine) as session:
+        best = top_k(dense_passages(session, corpus, query, k), k)
+        passages = passage_texts(session, [pid for pid, _ in best])
+    score = dict(best)
+    items = [Evidence(id=p.id, title=p.title, text=p.text, score=score[p.id]) for p in passages]
+    return GatheredEvidence(items, [])

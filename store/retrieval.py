@@ -1,4 +1,7 @@
-"""Retrieval queries: dense (HNSW) and BM25 search, entity links, entity propositions, passages."""
+"""Retrieval queries: dense (HNSW) and BM25 search, entity links, entity propositions, passages.
+
+Every statement is a named constant beside the function that runs it.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +24,19 @@ BM25_B = 0.75
 def vector_literal(vector: FloatVector) -> str:
     """pgvector's text form, so queries can bind one parameter and cast it."""
     return "[" + ",".join(f"{x:.6g}" for x in np.asarray(vector, dtype=np.float32)) + "]"
+
+
+def _ids(values: Sequence[int]) -> list[int]:
+    return [int(v) for v in values]
+
+
+@dataclass(frozen=True)
+class PassageText:
+    """A passage's title and text, as evidence lists and answer prompts show it."""
+
+    id: int
+    title: str
+    text: str
 
 
 # The BM25 of one table, over the lexemes of the keyword text. Document frequencies are counted
@@ -78,8 +94,61 @@ def _bm25_ctes(table: str, n_col: str, lex_col: str) -> str:
 
 _LEXICAL = "\nSELECT id, score FROM lexical ORDER BY score DESC, id"
 _PROPOSITION_CTES = _bm25_ctes("propositions", "n_propositions", "n_proposition_lexemes")
+
 BM25_PROPOSITIONS = text("WITH" + _PROPOSITION_CTES + _LEXICAL)
+
+
+def bm25_propositions(
+    session: Session, corpus: int, keywords: str, k: int, exclude: Sequence[int] = ()
+) -> dict[int, float]:
+    """Top-k propositions by BM25 over the keywords' English lexemes, as id → score.
+
+    BM25 stays in SQL rather than in rank_bm25 (which is its test oracle) because N, avgdl and df
+    are exact in the same transaction as the rows, so there is no side index to rebuild as a
+    corpus grows; visited rows are dropped after df is counted; the GIN index touches only
+    matching rows; and hybrid_candidates runs it in one round trip with the dense half.
+    """
+    if not keywords.strip():
+        return {}
+    rows = session.execute(
+        BM25_PROPOSITIONS,
+        {"keywords": keywords, "corpus": corpus, "k": k, "exclude": _ids(exclude)},
+    )
+    return {int(r[0]): float(r[1]) for r in rows}
+
+
 BM25_PASSAGES = text("WITH" + _bm25_ctes("passages", "n_passages", "n_passage_lexemes") + _LEXICAL)
+
+
+def bm25_passages(session: Session, corpus: int, query: str, k: int) -> dict[int, float]:
+    """Top-k passages by BM25 over title and text, for the BM25 baseline (see bm25_propositions)."""
+    if not query.strip():
+        return {}
+    rows = session.execute(
+        BM25_PASSAGES, {"keywords": query, "corpus": corpus, "k": k, "exclude": []}
+    )
+    return {int(r[0]): float(r[1]) for r in rows}
+
+
+DENSE_PROPOSITIONS = text("""
+SELECT id, 1 - (embedding <=> CAST(:q AS vector)) AS cos
+FROM propositions
+WHERE corpus_id = :corpus AND NOT (id = ANY(:exclude))
+ORDER BY embedding <=> CAST(:q AS vector)
+LIMIT :k
+""")
+
+
+def dense_propositions(
+    session: Session, corpus: int, query: FloatVector, k: int, exclude: Sequence[int] = ()
+) -> dict[int, float]:
+    """Top-k propositions by cosine (HNSW), as id → cosine."""
+    rows = session.execute(
+        DENSE_PROPOSITIONS,
+        {"q": vector_literal(query), "corpus": corpus, "k": k, "exclude": _ids(exclude)},
+    )
+    return {int(r[0]): float(r[1]) for r in rows}
+
 
 # Dense top-k and BM25 top-k in one statement (one round trip, one vector parse): the cosine of
 # every candidate, and the BM25 score of the lexical ones (NULL for the dense-only ones).
@@ -101,86 +170,6 @@ SELECT coalesce(d.id, l.id),
 FROM dense d FULL JOIN lexical l ON l.id = d.id
 """
 )
-
-DENSE_PROPOSITIONS = text("""
-SELECT id, 1 - (embedding <=> CAST(:q AS vector)) AS cos
-FROM propositions
-WHERE corpus_id = :corpus AND NOT (id = ANY(:exclude))
-ORDER BY embedding <=> CAST(:q AS vector)
-LIMIT :k
-""")
-
-DENSE_PASSAGES = text("""
-SELECT id, 1 - (embedding <=> CAST(:q AS vector)) AS cos
-FROM passages
-WHERE corpus_id = :corpus AND embedding IS NOT NULL
-ORDER BY embedding <=> CAST(:q AS vector)
-LIMIT :k
-""")
-
-COSINES = text("""
-SELECT id, 1 - (embedding <=> CAST(:q AS vector)) AS cos
-FROM propositions WHERE id = ANY(:ids)
-""")
-
-ENTITY_LINKS = text("""
-WITH linked AS (
-    SELECT entity_id, array_agg(proposition_id ORDER BY proposition_id) AS props
-    FROM entity_propositions WHERE proposition_id = ANY(:ids)
-    GROUP BY entity_id
-)
-SELECT e.id, e.name, e.type,
-       (SELECT count(*) FROM entity_propositions ep WHERE ep.entity_id = e.id) AS degree,
-       linked.props
-FROM linked JOIN entities e ON e.id = linked.entity_id
-WHERE NOT (e.id = ANY(:exclude))
-""")
-
-ENTITY_PROPOSITIONS = text("""
-SELECT p.id, p.passage_id, 1 - (p.embedding <=> CAST(:q AS vector)) AS cos
-FROM propositions p
-WHERE p.id IN (SELECT proposition_id FROM entity_propositions WHERE entity_id = ANY(:entities))
-  AND NOT (p.id = ANY(:exclude))
-ORDER BY p.embedding <=> CAST(:q AS vector), p.id
-LIMIT :limit
-""")
-
-
-@dataclass(frozen=True)
-class PassageText:
-    """A passage as evidence."""
-
-    id: int
-    title: str
-    text: str
-
-
-def _ids(values: Sequence[int]) -> list[int]:
-    return [int(v) for v in values]
-
-
-def dense_propositions(
-    session: Session, corpus: int, query: FloatVector, k: int, exclude: Sequence[int] = ()
-) -> dict[int, float]:
-    """Top-k propositions by cosine (HNSW), as id → cosine."""
-    rows = session.execute(
-        DENSE_PROPOSITIONS,
-        {"q": vector_literal(query), "corpus": corpus, "k": k, "exclude": _ids(exclude)},
-    )
-    return {int(r[0]): float(r[1]) for r in rows}
-
-
-def bm25_propositions(
-    session: Session, corpus: int, keywords: str, k: int, exclude: Sequence[int] = ()
-) -> dict[int, float]:
-    """Top-k propositions by BM25 over the keywords' English lexemes, as id → score."""
-    if not keywords.strip():
-        return {}
-    rows = session.execute(
-        BM25_PROPOSITIONS,
-        {"keywords": keywords, "corpus": corpus, "k": k, "exclude": _ids(exclude)},
-    )
-    return {int(r[0]): float(r[1]) for r in rows}
 
 
 def hybrid_candidates(
@@ -206,12 +195,33 @@ def hybrid_candidates(
     return {int(r[0]): float(r[1]) for r in rows}, lexical
 
 
-def cosines(session: Session, ids: Sequence[int], query: FloatVector) -> dict[int, float]:
-    """Exact cosines of the given propositions to the query."""
-    if not ids:
-        return {}
-    rows = session.execute(COSINES, {"q": vector_literal(query), "ids": _ids(ids)})
+DENSE_PASSAGES = text("""
+SELECT id, 1 - (embedding <=> CAST(:q AS vector)) AS cos
+FROM passages
+WHERE corpus_id = :corpus AND embedding IS NOT NULL
+ORDER BY embedding <=> CAST(:q AS vector)
+LIMIT :k
+""")
+
+
+def dense_passages(session: Session, corpus: int, query: FloatVector, k: int) -> dict[int, float]:
+    """Top-k passages by cosine of their own embeddings (the dense baselines)."""
+    rows = session.execute(DENSE_PASSAGES, {"q": vector_literal(query), "corpus": corpus, "k": k})
     return {int(r[0]): float(r[1]) for r in rows}
+
+
+ENTITY_LINKS = text("""
+WITH linked AS (
+    SELECT entity_id, array_agg(proposition_id ORDER BY proposition_id) AS props
+    FROM entity_propositions WHERE proposition_id = ANY(:ids)
+    GROUP BY entity_id
+)
+SELECT e.id, e.name, e.type,
+       (SELECT count(*) FROM entity_propositions ep WHERE ep.entity_id = e.id) AS degree,
+       linked.props
+FROM linked JOIN entities e ON e.id = linked.entity_id
+WHERE NOT (e.id = ANY(:exclude))
+""")
 
 
 def entity_links(
@@ -224,6 +234,16 @@ def entity_links(
         ENTITY_LINKS, {"ids": _ids(proposition_ids), "exclude": _ids(exclude_entities)}
     )
     return [EntityLink(int(r[0]), r[1], r[2], int(r[3]), tuple(int(p) for p in r[4])) for r in rows]
+
+
+ENTITY_PROPOSITIONS = text("""
+SELECT p.id, p.passage_id, 1 - (p.embedding <=> CAST(:q AS vector)) AS cos
+FROM propositions p
+WHERE p.id IN (SELECT proposition_id FROM entity_propositions WHERE entity_id = ANY(:entities))
+  AND NOT (p.id = ANY(:exclude))
+ORDER BY p.embedding <=> CAST(:q AS vector), p.id
+LIMIT :limit
+""")
 
 
 def entity_propositions(
@@ -248,49 +268,35 @@ def entity_propositions(
     return [(int(r[0]), int(r[1]), float(r[2])) for r in rows]
 
 
+PROPOSITION_TEXTS = text("SELECT id, text, passage_id FROM propositions WHERE id = ANY(:ids)")
+
+
 def proposition_texts(session: Session, ids: Sequence[int]) -> dict[int, tuple[str, int]]:
-    """id → (text, passage id)."""
+    """id → (text, passage id), for showing propositions as evidence."""
     if not ids:
         return {}
-    rows = session.execute(
-        text("SELECT id, text, passage_id FROM propositions WHERE id = ANY(:ids)"),
-        {"ids": _ids(ids)},
-    )
+    rows = session.execute(PROPOSITION_TEXTS, {"ids": _ids(ids)})
     return {int(r[0]): (r[1], int(r[2])) for r in rows}
 
 
+PASSAGE_TEXTS = text("SELECT id, title, text FROM passages WHERE id = ANY(:ids)")
+
+
 def passage_texts(session: Session, ids: Sequence[int]) -> list[PassageText]:
-    """Passages in the order of `ids`."""
+    """Passages in the order of `ids` (a ranking), to show as evidence."""
     if not ids:
         return []
-    rows = session.execute(
-        text("SELECT id, title, text FROM passages WHERE id = ANY(:ids)"), {"ids": _ids(ids)}
-    )
+    rows = session.execute(PASSAGE_TEXTS, {"ids": _ids(ids)})
     by_id = {int(r[0]): PassageText(int(r[0]), r[1], r[2]) for r in rows}
     return [by_id[i] for i in ids if i in by_id]
 
 
+PASSAGE_PROPOSITION_IDS = text("SELECT id FROM propositions WHERE passage_id = ANY(:ids)")
+
+
 def passage_proposition_ids(session: Session, passages: Sequence[int]) -> list[int]:
-    """All proposition ids of the given passages."""
+    """All proposition ids of the given passages, so reading a passage marks them visited."""
     if not passages:
         return []
-    rows = session.execute(
-        text("SELECT id FROM propositions WHERE passage_id = ANY(:ids)"), {"ids": _ids(passages)}
-    )
+    rows = session.execute(PASSAGE_PROPOSITION_IDS, {"ids": _ids(passages)})
     return [int(r[0]) for r in rows]
-
-
-def dense_passages(session: Session, corpus: int, query: FloatVector, k: int) -> dict[int, float]:
-    """Top-k passages by cosine of their own embeddings (the dense baselines)."""
-    rows = session.execute(DENSE_PASSAGES, {"q": vector_literal(query), "corpus": corpus, "k": k})
-    return {int(r[0]): float(r[1]) for r in rows}
-
-
-def bm25_passages(session: Session, corpus: int, query: str, k: int) -> dict[int, float]:
-    """Top-k passages by BM25 over title and text."""
-    if not query.strip():
-        return {}
-    rows = session.execute(
-        BM25_PASSAGES, {"keywords": query, "corpus": corpus, "k": k, "exclude": []}
-    )
-    return {int(r[0]): float(r[1]) for r in rows}

@@ -1,4 +1,4 @@
-"""The scoring formulas of GRASP retrieval as plain functions (hybrid score, entity score, RankVote)."""
+"""GRASP retrieval's scoring formulas as plain functions: hybrid, entity, RankVote, adaptive-k."""
 
 from __future__ import annotations
 
@@ -53,6 +53,7 @@ def entity_scores(
 
 def rank_vote(
     ranked: Sequence[tuple[int, int]],
+    *,
     weight: float = 1.0,
     offset: float = 0.0,
     uniform: bool = False,
@@ -66,3 +67,19 @@ def rank_vote(
     for rank, (_, passage) in enumerate(ranked, start=1):
         scores[passage] += weight if uniform else weight / (rank + offset)
     return dict(scores)
+
+
+#: The adaptive-k cut is sought among this many best propositions (the one home of this default).
+ADAPTIVE_K_WINDOW = 20
+
+
+def adaptive_k(scores: Sequence[float], window: int = ADAPTIVE_K_WINDOW) -> int:
+    """How many of the best-first `scores` to keep: cut at the largest drop among the top `window`.
+
+    With fewer than two scores every one is kept; equal drops cut at the first of them.
+    """
+    head = list(scores[:window])
+    if len(head) < 2:
+        return len(head)
+    gaps = [head[i] - head[i + 1] for i in range(len(head) - 1)]
+    return gaps.index(max(gaps)) + 1

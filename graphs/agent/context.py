@@ -1,4 +1,7 @@
-"""The GRASP run configuration (every value of spec §2–§4, editable in Studio) and service wiring."""
+"""The GRASP run configuration: every value of spec §2–§4, editable in Studio.
+
+Retrieval numbers take their defaults from RetrievalParams, their one home in the store.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +12,13 @@ from store.grasp_retrieval import RetrievalParams
 
 PassageScoring = Literal["rankvote", "uniform"]
 EntitySelection = Literal["llm", "off"]
-Evidence = Literal["passages", "propositions"]
+EvidenceKind = Literal["passages", "propositions"]
 Retrieval = Literal["grasp", "dense"]
 Planner = Literal["on", "off"]
 SWITCHES = {
     "passage_scoring": PassageScoring,
     "entity_selection": EntitySelection,
-    "evidence": Evidence,
+    "evidence": EvidenceKind,
     "retrieval": Retrieval,
     "planner": Planner,
 }
@@ -37,32 +40,38 @@ class GraspContext:
         metadata={"description": "search rounds a sub-agent may take before it must answer"},
     )
     k_props: int = field(
-        default=50, metadata={"description": "propositions kept by the hybrid search"}
+        default=RetrievalParams.k_props,
+        metadata={"description": "propositions kept by the hybrid search"},
     )
     lexical_weight: float = field(
-        default=0.3,
+        default=RetrievalParams.lexical_weight,
         metadata={"description": "λ: weight of the max-normalised BM25 term in s(p)"},
     )
     entity_damping: float = field(
-        default=0.5, metadata={"description": "α: entity scores are divided by degree^α"}
+        default=RetrievalParams.entity_damping,
+        metadata={"description": "α: entity scores are divided by degree^α"},
     )
     k_entities: int = field(
-        default=10, metadata={"description": "unvisited entities offered to entity selection"}
+        default=RetrievalParams.k_entities,
+        metadata={"description": "unvisited entities offered to entity selection"},
     )
     k_passages: int = field(
-        default=5, metadata={"description": "passages RankVote returns as new evidence"}
+        default=RetrievalParams.k_passages,
+        metadata={"description": "passages RankVote returns as new evidence"},
     )
     vote_weight: float = field(
-        default=1.0, metadata={"description": "w: the vote of one proposition in RankVote"}
+        default=RetrievalParams.vote_weight,
+        metadata={"description": "w: the vote of one proposition in RankVote"},
     )
     vote_offset: float = field(
-        default=0.0, metadata={"description": "c: RankVote scores a rank r with w / (r + c)"}
+        default=RetrievalParams.vote_offset,
+        metadata={"description": "c: RankVote scores a rank r with w / (r + c)"},
     )
     max_observations: int = field(
         default=12, metadata={"description": "cap of a sub-agent's observation list"}
     )
     propositions_per_entity: int = field(
-        default=3,
+        default=RetrievalParams.propositions_per_entity,
         metadata={"description": "top propositions shown beside each candidate entity"},
     )
     max_passage_chars: int = field(
@@ -77,15 +86,15 @@ class GraspContext:
         default="llm",
         metadata={"description": "ablation: llm picks entities, or off (traverse all candidates)"},
     )
-    evidence: Evidence = field(
+    evidence: EvidenceKind = field(
         default="passages",
         metadata={
             "description": "ablation: passages (RankVote) or propositions (adaptive-k, largest "
-            "score gap among the top 20)"
+            f"score gap among the top {RetrievalParams.adaptive_k_window})"
         },
     )
     adaptive_k_window: int = field(
-        default=20,
+        default=RetrievalParams.adaptive_k_window,
         metadata={"description": "propositions evidence: the cut is sought among this many best"},
     )
     retrieval: Retrieval = field(
@@ -125,4 +134,5 @@ class GraspContext:
             vote_offset=self.vote_offset,
             uniform_vote=self.passage_scoring == "uniform",
             propositions_per_entity=self.propositions_per_entity,
+            adaptive_k_window=self.adaptive_k_window,
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -26,7 +27,7 @@ from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, run_id
 from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.plan import PlanRejected, make_plan
-from nodes.agent.plan_dag import PlanStep, ready, substitute
+from nodes.agent.plan_dag import ready, substitute
 from nodes.agent.synthesize import synthesize
 from nodes.llm.client import CallTag, LlmResult, MalformedOutput
 from store.corpora import corpus_id
@@ -36,25 +37,22 @@ log = logging.getLogger(__name__)
 GraspGraph = CompiledStateGraph[GraspState, GraspContext, GraspInput, GraspState]
 
 
-def steps_of(state: GraspState) -> list[PlanStep]:
-    """The plan's sub-questions as DAG steps."""
-    return [
-        PlanStep(sq["index"], sq["text"], tuple(sq["depends_on"]))
-        for sq in state.get("sub_questions", [])
-    ]
-
-
-def sub_agent_input(state: GraspState, step: PlanStep, answers: dict[int, str]) -> SubAgentInput:
-    """What a sub-agent is sent: its sub-question with earlier answers filled in, and those answers."""
-    by_index = {s.index: s for s in steps_of(state)}
+def sub_agent_input(
+    state: GraspState, sub_questions: Mapping[int, SubQuestion], index: int
+) -> SubAgentInput:
+    """What sub-agent `index` is sent: its sub-question, earlier answers filled in, and those."""
+    answers = state.get("answers", {})
+    sub_question = sub_questions[index]
     return SubAgentInput(
         question=state["question"],
         corpus_id=state["corpus_id"],
-        index=step.index,
-        sub_question=substitute(step.text, answers),
+        index=index,
+        sub_question=substitute(sub_question["text"], answers),
         dependencies=[
-            Dependency(sub_question=substitute(by_index[k].text, answers), answer=answers[k])
-            for k in step.depends_on
+            Dependency(
+                sub_question=substitute(sub_questions[k]["text"], answers), answer=answers[k]
+            )
+            for k in sub_question["depends_on"]
         ],
     )
 
@@ -65,12 +63,12 @@ def dispatch(state: GraspState) -> list[Send] | Literal["synthesize"]:
     The ready ones go out together, so they run in the same superstep (concurrently); the next
     layer of the DAG is dispatched once they are all back at `schedule`.
     """
-    answers = state.get("answers", {})
-    todo = ready(steps_of(state), answers)
+    sub_questions = state.get("sub_questions", [])
+    todo = ready(sub_questions, state.get("answers", {}))
     if not todo:
         return "synthesize"
-    steps = {step.index: step for step in steps_of(state)}
-    return [Send("sub_agent", sub_agent_input(state, steps[k], answers)) for k in todo]
+    by_index = {sq["index"]: sq for sq in sub_questions}
+    return [Send("sub_agent", sub_agent_input(state, by_index, k)) for k in todo]
 
 
 @dataclass(frozen=True)
@@ -80,18 +78,21 @@ class ParentNodes:
     wiring: Wiring[GraspContext]
 
     async def plan(self, state: GraspState, runtime: Runtime[GraspContext]) -> dict[str, Any]:
+        """Split the question into sub-questions (or keep it whole), starting the thread afresh."""
         context, services = await self.wiring.resolve(runtime)
         question = state["question"].strip()
         if not question:
             raise ValueError("the question is empty")
         # A missing corpus fails here, before any tokens are spent.
         corpus = await asyncio.to_thread(corpus_id, services.engine, context.corpus)
-        whole = [PlanStep(1, question, ())]
-        plan, steps, error, results = "", whole, None, list[LlmResult]()
+        whole = [SubQuestion(index=1, text=question, depends_on=[])]
+        plan, sub_questions, error, results = "", whole, None, list[LlmResult]()
         if context.planner == "on":
             tag = CallTag(node="plan", corpus_id=corpus, run_id=run_id())
             try:
-                plan, steps, results = await make_plan(services.llm, question, tag)
+                plan, sub_questions, results = await make_plan(
+                    services.llm, question=question, tag=tag
+                )
             except (PlanRejected, MalformedOutput) as exc:
                 error = f"plan rejected ({exc}); the question is answered as a single hop"
                 log.warning(error)
@@ -101,10 +102,7 @@ class ParentNodes:
             "question": question,
             "corpus_id": corpus,
             "plan": plan,
-            "sub_questions": [
-                SubQuestion(index=s.index, text=s.text, depends_on=list(s.depends_on))
-                for s in steps
-            ],
+            "sub_questions": sub_questions,
             "answers": Overwrite({}),
             "tokens": Overwrite(tally("plan", results)),
             "final_answer": "",
@@ -113,15 +111,17 @@ class ParentNodes:
         }
 
     async def schedule(self, state: GraspState) -> dict[str, Any]:
-        steps = steps_of(state)
+        """The join point between DAG layers; flags a plan whose remaining steps can never run."""
+        sub_questions = state.get("sub_questions", [])
         answers = state.get("answers", {})
-        if len(answers) < len(steps) and not ready(steps, answers):
+        if len(answers) < len(sub_questions) and not ready(sub_questions, answers):
             # Unreachable for a validated plan; say so rather than loop or stop silently.
-            missing = [s.index for s in steps if s.index not in answers]
+            missing = [sq["index"] for sq in sub_questions if sq["index"] not in answers]
             return {"error": f"sub-questions {missing} can never run: their dependencies are unmet"}
         return {}
 
     async def synthesize(self, state: GraspState, runtime: Runtime[GraspContext]) -> dict[str, Any]:
+        """Write the final short answer from the chain of sub-answers."""
         _, services = await self.wiring.resolve(runtime)
         answers = state.get("answers", {})
         chain = [
@@ -131,7 +131,11 @@ class ParentNodes:
         tag = CallTag(node="synthesize", corpus_id=state.get("corpus_id"), run_id=run_id())
         try:
             reply, results = await synthesize(
-                services.llm, state["question"], state.get("plan", ""), chain, tag
+                services.llm,
+                question=state["question"],
+                plan=state.get("plan", ""),
+                chain=chain,
+                tag=tag,
             )
             answer, why = reply.answer, reply.justification
         except MalformedOutput as exc:

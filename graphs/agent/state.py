@@ -1,7 +1,8 @@
 """State of the GRASP agent graph and its sub-agents: typed dicts and their pure reducers.
 
-TypedDicts come from typing_extensions: pydantic (which builds the schemas Studio shows) refuses
-typing.TypedDict before Python 3.12.
+The records a step produces (SubQuestion, ScoredEntity, Evidence) are defined once, beside the step
+that makes them, and kept in state as they come. TypedDicts come from typing_extensions: pydantic
+(which builds the schemas Studio shows) refuses typing.TypedDict before Python 3.12.
 """
 
 from __future__ import annotations
@@ -12,17 +13,12 @@ from typing import Annotated, Literal, NotRequired
 
 from typing_extensions import TypedDict
 
+from nodes.agent.plan_dag import SubQuestion as SubQuestion
 from nodes.llm.client import LlmResult
+from store.grasp_retrieval import Evidence as Evidence
+from store.grasp_retrieval import ScoredEntity as ScoredEntity
 
 Decision = Literal["DONE", "QUERY_AGAIN"]
-
-
-class SubQuestion(TypedDict):
-    """One step of the plan; `text` may hold #k placeholders, `depends_on` lists those k."""
-
-    index: int
-    text: str
-    depends_on: list[int]
 
 
 class CallUsage(TypedDict):
@@ -74,26 +70,6 @@ class Dependency(TypedDict):
 
     sub_question: str
     answer: str
-
-
-class Candidate(TypedDict):
-    """An entity offered to entity selection."""
-
-    id: int
-    name: str
-    type: str
-    score: float
-    degree: int
-    propositions: list[str]
-
-
-class EvidenceItem(TypedDict):
-    """A passage (or, in the propositions ablation, a proposition) shown to the evaluator."""
-
-    id: int
-    title: str
-    text: str
-    score: float
 
 
 def add_tokens(left: TokenTally, right: TokenTally) -> TokenTally:
@@ -243,9 +219,9 @@ class SubAgentState(TypedDict, total=False):
     iteration: int
     search_statement: str
     keywords: list[str]
-    candidates: list[Candidate]
+    candidates: list[ScoredEntity]
     selected: list[int]
-    evidence: list[EvidenceItem]
+    evidence: list[Evidence]
     observations: Annotated[ObservationLog, merge_observations]
     visited_entities: Annotated[list[int], union_ids]
     visited_propositions: Annotated[list[int], union_ids]

@@ -12,8 +12,6 @@ from langgraph.runtime import Runtime
 
 from graphs.agent.context import GraspContext
 from graphs.agent.state import (
-    Candidate,
-    EvidenceItem,
     Observation,
     ObservationLog,
     SubAgentInput,
@@ -23,12 +21,11 @@ from graphs.agent.state import (
 )
 from graphs.runtime.wiring import Wiring, run_id
 from nodes.agent.evaluate import UNKNOWN, EvaluationReply, evaluate
-from nodes.agent.evidence import Evidence, gather_evidence
+from nodes.agent.evidence import gather_evidence
 from nodes.agent.rewrite import rewrite
 from nodes.agent.search import search
 from nodes.agent.select_entities import select_entities
 from nodes.llm.client import CallTag, LlmResult, MalformedOutput
-from store.grasp_retrieval import ScoredEntity
 
 log = logging.getLogger(__name__)
 
@@ -66,14 +63,15 @@ class SubAgentNodes:
     wiring: Wiring[GraspContext]
 
     async def rewrite(self, state: SubAgentState, runtime: Runtime[GraspContext]) -> SubAgentState:
+        """Turn the sub-question into a search statement (dense) and keywords (BM25)."""
         _, services = await self.wiring.resolve(runtime)
         try:
             reply, results = await rewrite(
                 services.llm,
-                state["question"],
-                state["sub_question"],
-                dependencies(state),
-                agent_tag("rewrite", state, 1),
+                question=state["question"],
+                sub_question=state["sub_question"],
+                dependencies=dependencies(state),
+                tag=agent_tag("rewrite", state, 1),
             )
             statement, keywords = reply.search_statement, reply.keywords
         except MalformedOutput as error:
@@ -91,105 +89,82 @@ class SubAgentNodes:
         }
 
     async def search(self, state: SubAgentState, runtime: Runtime[GraspContext]) -> SubAgentState:
+        """Hybrid search over unvisited propositions; their entities become the candidates."""
         context, services = await self.wiring.resolve(runtime)
         found = await search(
             services,
-            state["corpus_id"],
-            state["search_statement"],
-            state.get("keywords", []),
-            context.retrieval_params(),
-            state.get("visited_propositions", []),
-            state.get("visited_entities", []),
+            corpus_id=state["corpus_id"],
+            statement=state["search_statement"],
+            keywords=state.get("keywords", []),
+            params=context.retrieval_params(),
+            visited_propositions=state.get("visited_propositions", []),
+            visited_entities=state.get("visited_entities", []),
         )
-        return {
-            "candidates": [
-                Candidate(
-                    id=e.id,
-                    name=e.name,
-                    type=e.type,
-                    score=e.score,
-                    degree=e.degree,
-                    propositions=list(e.top_propositions),
-                )
-                for e in found.entities
-            ]
-        }
+        return {"candidates": found.entities}
 
     async def select_entities(
         self, state: SubAgentState, runtime: Runtime[GraspContext]
     ) -> SubAgentState:
+        """Let the LLM pick the candidates worth traversing (or take them all in the ablation)."""
         context, services = await self.wiring.resolve(runtime)
-        candidates = [
-            ScoredEntity(
-                c["id"], c["name"], c["type"], c["score"], c["degree"], tuple(c["propositions"])
-            )
-            for c in state.get("candidates", [])
-        ]
+        candidates = state.get("candidates", [])
         iteration = state.get("iteration", 1)
         results: list[LlmResult] = []
         if context.entity_selection == "off":
-            chosen = [c.id for c in candidates]
+            chosen = [c["id"] for c in candidates]
         else:
             try:
                 chosen, results = await select_entities(
                     services.llm,
-                    state["sub_question"],
-                    state["search_statement"],
-                    observations(state),
-                    candidates,
-                    agent_tag("select_entities", state, iteration),
+                    sub_question=state["sub_question"],
+                    statement=state["search_statement"],
+                    observations=observations(state),
+                    candidates=candidates,
+                    tag=agent_tag("select_entities", state, iteration),
                 )
             except MalformedOutput as error:
                 log.warning(
                     "sq%s: selection reply unusable (%s); taking all", state["index"], error
                 )
-                chosen, results = [c.id for c in candidates], failed_calls(error)
+                chosen, results = [c["id"] for c in candidates], failed_calls(error)
         return {
             "selected": chosen,
             "visited_entities": chosen,
             "tokens": tally("select_entities", results, f"sq{state['index']}", iteration),
         }
 
-    async def rank_vote(
+    async def gather_evidence(
         self, state: SubAgentState, runtime: Runtime[GraspContext]
     ) -> SubAgentState:
+        """New evidence for the evaluator: RankVote passages, or what an ablation uses instead."""
         context, services = await self.wiring.resolve(runtime)
         found = await gather_evidence(
             services,
-            "dense" if context.retrieval == "dense" else context.evidence,
-            state["corpus_id"],
-            state["search_statement"],
-            state.get("selected", []),
-            context.retrieval_params(),
-            state.get("visited_propositions", []),
-            context.adaptive_k_window,
+            mode="dense" if context.retrieval == "dense" else context.evidence,
+            corpus_id=state["corpus_id"],
+            statement=state["search_statement"],
+            entities=state.get("selected", []),
+            params=context.retrieval_params(),
+            visited_propositions=state.get("visited_propositions", []),
         )
-        return {
-            "evidence": [
-                EvidenceItem(id=e.id, title=e.title, text=e.text, score=e.score)
-                for e in found.items
-            ],
-            "visited_propositions": found.covered_propositions,
-        }
+        return {"evidence": found.items, "visited_propositions": found.covered_propositions}
 
     async def evaluate(self, state: SubAgentState, runtime: Runtime[GraspContext]) -> SubAgentState:
+        """Note what the evidence shows, then answer or ask for another search round."""
         context, services = await self.wiring.resolve(runtime)
         iteration = state.get("iteration", 1)
         last = iteration >= context.max_iterations
         try:
             reply, results = await evaluate(
                 services.llm,
-                state["question"],
-                state["sub_question"],
-                dependencies(state),
-                observations(state),
-                [
-                    Evidence(e["id"], e["title"], e["text"], e["score"])
-                    for e in state.get("evidence", [])
-                ],
-                last,
-                context.max_passage_chars,
-                agent_tag("evaluate", state, iteration),
+                question=state["question"],
+                sub_question=state["sub_question"],
+                dependencies=dependencies(state),
+                observations=observations(state),
+                evidence=state.get("evidence", []),
+                last_round=last,
+                max_chars=context.max_passage_chars,
+                tag=agent_tag("evaluate", state, iteration),
             )
         except MalformedOutput as error:
             log.warning("sq%s: evaluation reply unusable (%s)", state["index"], error)
@@ -215,15 +190,15 @@ class SubAgentNodes:
 
 def after_rewrite(
     state: SubAgentState, runtime: Runtime[GraspContext]
-) -> Literal["search", "rank_vote"]:
+) -> Literal["search", "gather_evidence"]:
     """Graph search, or straight to dense passage retrieval in the dense ablation."""
     context = runtime.context or GraspContext()
-    return "rank_vote" if context.retrieval == "dense" else "search"
+    return "gather_evidence" if context.retrieval == "dense" else "search"
 
 
 def after_evaluate(
     state: SubAgentState, runtime: Runtime[GraspContext]
-) -> Literal["search", "rank_vote", "__end__"]:
+) -> Literal["search", "gather_evidence", "__end__"]:
     """Search again on QUERY_AGAIN while rounds are left; otherwise the sub-agent is done."""
     context = runtime.context or GraspContext()
     if state.get("decision") != "QUERY_AGAIN" or state.get("iteration", 1) > context.max_iterations:
@@ -234,7 +209,7 @@ def after_evaluate(
 def build_subagent(
     wiring: Wiring[GraspContext],
 ) -> CompiledStateGraph[SubAgentState, GraspContext, SubAgentInput, SubAgentOutput]:
-    """Compile the sub-agent: rewrite → search → select_entities → rank_vote → evaluate ⟲."""
+    """Compile the sub-agent: rewrite → search → select_entities → gather_evidence → evaluate ⟲."""
     nodes = SubAgentNodes(wiring)
     graph = StateGraph(
         SubAgentState,
@@ -245,12 +220,12 @@ def build_subagent(
     graph.add_node("rewrite", nodes.rewrite)
     graph.add_node("search", nodes.search)
     graph.add_node("select_entities", nodes.select_entities)
-    graph.add_node("rank_vote", nodes.rank_vote)
+    graph.add_node("gather_evidence", nodes.gather_evidence)
     graph.add_node("evaluate", nodes.evaluate)
     graph.add_edge(START, "rewrite")
-    graph.add_conditional_edges("rewrite", after_rewrite, ["search", "rank_vote"])
+    graph.add_conditional_edges("rewrite", after_rewrite, ["search", "gather_evidence"])
     graph.add_edge("search", "select_entities")
-    graph.add_edge("select_entities", "rank_vote")
-    graph.add_edge("rank_vote", "evaluate")
-    graph.add_conditional_edges("evaluate", after_evaluate, ["search", "rank_vote", END])
+    graph.add_edge("select_entities", "gather_evidence")
+    graph.add_edge("gather_evidence", "evaluate")
+    graph.add_conditional_edges("evaluate", after_evaluate, ["search", "gather_evidence", END])
     return graph.compile(name="grasp_sub_agent")

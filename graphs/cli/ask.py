@@ -194,7 +194,7 @@ async def run_ask(args: argparse.Namespace) -> int:
         printer = LivePrinter(args.stream)
         started = time.monotonic()
         try:
-            async for namespace, event in graph.astream(  # type: ignore[call-overload]
+            async for namespace, event in graph.astream(
                 None if kind == "resume" else {"question": args.question},
                 config,
                 context=make_context(args.corpus, **settings),
@@ -224,6 +224,7 @@ def resume_command(args: argparse.Namespace) -> str:
 
 
 def handle_ask(args: argparse.Namespace) -> int:
+    """`grasp ask`: run it on a fixed thread id, so an interrupt can say how to continue."""
     from graphs.cli.main import errors
 
     # Fixed here, not in run_ask, so an interrupt can name the thread to continue.
@@ -239,10 +240,12 @@ def handle_ask(args: argparse.Namespace) -> int:
 
 
 def handle_runs(args: argparse.Namespace) -> int:
+    """`grasp runs`: list past runs from the checkpoints."""
     return _run(run_runs(args))
 
 
 def handle_show(args: argparse.Namespace) -> int:
+    """`grasp show`: print one thread's steps from its checkpoints."""
     return _run(run_show(args))
 
 

@@ -80,7 +80,7 @@ def summarize(node: str, write: Any, names: dict[int, str] | None = None) -> str
     if node == "select_entities":
         chosen = [names.get(i, f"#{i}") for i in write.get("selected", [])]
         return f"entities chosen: {listing(chosen)}"
-    if node == "rank_vote":
+    if node == "gather_evidence":
         return f"passages: {listing([e['title'] for e in write.get('evidence', [])])}"
     if node == "evaluate":
         decision = write.get("decision", "?")
@@ -128,7 +128,7 @@ class AgentTrace:
             self.names.update({c["id"]: c["name"] for c in write.get("candidates", [])})
         elif node == "select_entities":
             current.entities = [self.names.get(i, f"#{i}") for i in write.get("selected", [])]
-        elif node == "rank_vote":
+        elif node == "gather_evidence":
             current.passages = [e["title"] for e in write.get("evidence", [])]
         elif node == "evaluate":
             current.decision = write.get("decision", "")

@@ -14,16 +14,23 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import Engine, delete, select, text
+from sqlalchemy import Engine
 
 from graphs.models.embedders import make_embedder
 from graphs.runtime.settings import Settings
 from nodes.embedding import Embedder, normalise_rows
-from store.corpora import add_passages, content_hash, corpus_stats, ensure_corpus
-from store.engine import transaction
+from store.corpora import add_passages, corpus_stats, delete_corpus, ensure_corpus
+from store.corpus_reads import (
+    entity_mentions,
+    has_passage,
+    proposition_counter,
+    proposition_ids,
+    stored_propositions,
+)
+from store.engine import server_version, vacuum_analyze
 from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
 from store.grasp_retrieval import RetrievalParams, search_entities, vote_passages
-from store.models import EMBEDDING_DIM, Corpus, Entity, EntityProposition, Passage, Proposition
+from store.models import EMBEDDING_DIM
 
 Vectors = npt.NDArray[np.float32]
 RANDOM_EMBEDDER = "bench:random-clustered"
@@ -155,33 +162,20 @@ def _queries(
     entity comes up as often as it occurs in the corpus (the hard case for BM25).
     """
     rng = np.random.default_rng(seed + 1)
-    with transaction(engine) as session:
-        ids = session.execute(
-            select(Proposition.id).where(Proposition.corpus_id == corpus).order_by(Proposition.id)
-        ).scalars()
-        chosen = rng.choice(np.fromiter(ids, dtype=np.int64), count, replace=False).tolist()
-        rows = session.execute(
-            select(Proposition.id, Proposition.text, Proposition.embedding).where(
-                Proposition.id.in_(chosen)
-            )
-        ).all()
-        edge_names = session.execute(
-            select(EntityProposition.proposition_id, Entity.name)
-            .join(Entity, Entity.id == EntityProposition.entity_id)
-            .where(Entity.corpus_id == corpus)
-        ).all()
+    ids = np.array(proposition_ids(engine, corpus), dtype=np.int64)
+    chosen = rng.choice(ids, count, replace=False).tolist()
+    ordered = stored_propositions(engine, chosen)
+    edge_names = entity_mentions(engine, corpus)
     own = dict(edge_names)
-    by_id = {row[0]: row for row in rows}
-    ordered = [by_id[pid] for pid in chosen]
     if embedder is not None:
-        vectors = embedder.embed([" ".join(row[1].split()[:4]) for row in ordered])
+        vectors = embedder.embed([" ".join(p.text.split()[:4]) for p in ordered])
     else:
-        base = np.stack([np.asarray(row[2], dtype=np.float32) for row in ordered])
+        base = np.stack([p.embedding for p in ordered])
         vectors = normalise_rows(base + 0.5 * _unit(rng, len(ordered)))
     picks = rng.integers(0, len(edge_names), (len(ordered), 2))
     return [
-        (vectors[i], " ".join([own.get(row[0], ""), *(edge_names[j][1] for j in picks[i])]))
-        for i, row in enumerate(ordered)
+        (vectors[i], " ".join([own.get(p.id, ""), *(edge_names[j][1] for j in picks[i])]))
+        for i, p in enumerate(ordered)
     ]
 
 
@@ -209,17 +203,13 @@ def _prepare(
     """The corpus id and how long its build took (or that an existing build was reused)."""
     name = RANDOM_EMBEDDER if embedder is None else embedder.name
     if args.rebuild:
-        with transaction(engine) as session:
-            session.execute(delete(Corpus).where(Corpus.name == args.corpus))
+        delete_corpus(engine, args.corpus)
     corpus = ensure_corpus(engine, args.corpus, name)
-    with transaction(engine) as session:
-        existing = session.execute(
-            select(Corpus.n_propositions).where(Corpus.id == corpus)
-        ).scalar_one()
+    existing = proposition_counter(engine, corpus)
     if existing >= max(1, args.propositions // PER_PASSAGE) * PER_PASSAGE:
         return corpus, "reused (built earlier)"
     data = generate(args.propositions, args.seed, with_vectors=embedder is None)
-    if existing and not _holds(engine, corpus, data.passages[0]):
+    if existing and not has_passage(engine, corpus, *data.passages[0]):
         raise SystemExit(
             f"corpus {args.corpus!r} holds {existing} propositions of another build; "
             "pass --rebuild or another --corpus"
@@ -227,12 +217,13 @@ def _prepare(
     started = time.perf_counter()
     build(engine, corpus, data, embedder)
     written = time.perf_counter()
-    _vacuum_analyze(engine)
+    vacuum_analyze(engine)
     vacuumed = time.perf_counter()
     return corpus, f"{written - started:.1f} s writing + {vacuumed - written:.1f} s VACUUM ANALYZE"
 
 
 def handle_retrieve(args: argparse.Namespace) -> int:
+    """Run `grasp bench retrieve`: build or reuse the corpus, time the queries, print the table."""
     from graphs.cli.main import console
     from graphs.runtime.services import open_engine
 
@@ -244,17 +235,19 @@ def handle_retrieve(args: argparse.Namespace) -> int:
     timings: dict[str, list[float]] = defaultdict(list)
     for n, (vector, keywords) in enumerate(queries):
         t0 = time.perf_counter()
-        found = search_entities(engine, corpus, vector, keywords, params)
+        found = search_entities(
+            engine, corpus=corpus, query=vector, keywords=keywords, params=params
+        )
         t1 = time.perf_counter()
-        vote_passages(engine, vector, [e.id for e in found.entities[:TOP_ENTITIES]], params)
+        chosen = [entity["id"] for entity in found.entities[:TOP_ENTITIES]]
+        vote_passages(engine, query=vector, entities=chosen, params=params)
         t2 = time.perf_counter()
         if n >= WARM_UP:
             timings["search_entities"].append((t1 - t0) * 1000)
             timings["vote_passages"].append((t2 - t1) * 1000)
             timings["total"].append((t2 - t0) * 1000)
     stats = corpus_stats(engine, args.corpus)
-    with engine.connect() as conn:
-        server = str(conn.execute(text("SHOW server_version")).scalar()).split()[0]
+    server = server_version(engine)
     p50 = statistics.median(timings["total"])
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     for line in (
@@ -273,20 +266,3 @@ def handle_retrieve(args: argparse.Namespace) -> int:
     ):
         console.print(line, markup=False, soft_wrap=True)
     return 0
-
-
-def _holds(engine: Engine, corpus: int, passage: tuple[str, str]) -> bool:
-    with transaction(engine) as session:
-        found = session.execute(
-            select(Passage.id).where(
-                Passage.corpus_id == corpus, Passage.content_hash == content_hash(*passage)
-            )
-        ).first()
-    return found is not None
-
-
-def _vacuum_analyze(engine: Engine) -> None:
-    # Fresh statistics and visibility maps, as autovacuum would give a corpus that has settled.
-    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-        for table in ("passages", "propositions", "entities", "entity_propositions"):
-            conn.execute(text(f"VACUUM ANALYZE {table}"))

@@ -12,6 +12,7 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
+from graphs.cli.index import CPU_BATCH_CONCURRENCY
 from graphs.indexing.graph import IndexContext, build_index_graph
 from graphs.runtime.settings import Settings
 
@@ -68,7 +69,7 @@ def register_bench(sub: Any) -> None:
     parser.add_argument("--sentences", type=int, default=5, help="propositions per passage")
     parser.add_argument("--corpus", default="bench-index")
     parser.add_argument("--batch-size", type=int, default=256)
-    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--concurrency", type=int, default=CPU_BATCH_CONCURRENCY)
     parser.add_argument("--no-passage-embeddings", action="store_true")
     parser.set_defaults(handler=handle)
 
@@ -106,6 +107,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def handle(args: argparse.Namespace) -> int:
+    """Run the benchmark and print the hardware, throughput and database growth."""
     from graphs.cli.main import console
 
     result = asyncio.run(run(args))

@@ -18,6 +18,7 @@ def register(sub: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    """Stop the embedded server, or start and migrate the database and print its URL."""
     from graphs.cli.main import console
     from graphs.runtime.services import open_engine
 

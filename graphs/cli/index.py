@@ -6,15 +6,18 @@ import argparse
 import asyncio
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from langchain_core.runnables import RunnableConfig
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from graphs.indexing.corpus_files import read_corpus
-from graphs.indexing.graph import IndexContext, build_index_graph
+from graphs.indexing.graph import ExtractorName, IndexContext, IndexState, build_index_graph
 from graphs.runtime.settings import Settings
+
+#: Batches in flight for the extractors that make no model call (spaCy, synthetic).
+CPU_BATCH_CONCURRENCY = 2
 
 
 def register(sub: Any) -> None:
@@ -24,8 +27,14 @@ def register(sub: Any) -> None:
         "path", type=Path, help="HippoRAG corpus JSON, JSON lines, or a folder of .txt/.md"
     )
     index.add_argument("--corpus", required=True, help="name space to index into")
-    index.add_argument("--extractor", choices=["llm", "spacy", "synthetic"], default="llm")
-    index.add_argument("--batch-size", type=int, default=0, help="passages per call (0: default)")
+    defaults = IndexContext()
+    index.add_argument("--extractor", choices=get_args(ExtractorName), default=defaults.extractor)
+    index.add_argument(
+        "--batch-size",
+        type=int,
+        default=defaults.batch_size,
+        help="passages per call (0: default)",
+    )
     index.add_argument("--limit", type=int, default=0, help="only the first N passages")
     index.add_argument("--concurrency", type=int, default=0, help="batches in flight (0: default)")
     index.add_argument("--retry-failed", action="store_true", help="re-extract failed passages")
@@ -78,9 +87,11 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
         retry_failed=args.retry_failed,
     )
     settings = Settings.from_env()
-    concurrency = args.concurrency or (settings.llm_concurrency if args.extractor == "llm" else 2)
+    concurrency = args.concurrency or (
+        settings.llm_concurrency if args.extractor == "llm" else CPU_BATCH_CONCURRENCY
+    )
     graph = build_index_graph()
-    state: dict[str, Any] = {
+    state: IndexState = {
         "corpus": args.corpus,
         "passages": [{"title": p.title, "text": p.text} for p in passages],
     }
@@ -97,9 +108,7 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
     with Progress(*columns, console=console, transient=False) as progress:
         task = progress.add_task("indexing", total=None, detail="reading passages")
         config: RunnableConfig = {"max_concurrency": concurrency}
-        async for update in graph.astream(  # type: ignore[call-overload]
-            state, config, context=context, stream_mode="updates"
-        ):
+        async for update in graph.astream(state, config, context=context, stream_mode="updates"):
             for node, value in update.items():
                 value = value or {}
                 if node == "register_passages":
@@ -131,6 +140,7 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def handle_index(args: argparse.Namespace) -> int:
+    """Index the corpus, print its table, and say how to finish passages left pending."""
     from graphs.cli.main import console
 
     summary = asyncio.run(run_index(args))
@@ -144,6 +154,7 @@ def handle_index(args: argparse.Namespace) -> int:
 
 
 def handle_stats(args: argparse.Namespace) -> int:
+    """Print a corpus's counts and indexing cost from the database."""
     from graphs.cli.main import console
     from graphs.indexing.graph import corpus_summary
     from graphs.runtime.services import open_engine

@@ -51,7 +51,7 @@ def run_handler(handler: Handler, args: argparse.Namespace) -> int:
     outcome = handler(args)
     if asyncio.iscoroutine(outcome):
         return int(asyncio.run(outcome))
-    return int(outcome)  # type: ignore[arg-type]
+    return int(outcome)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

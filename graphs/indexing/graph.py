@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 import operator
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict
 
@@ -17,10 +16,10 @@ from langgraph.types import Send
 from sqlalchemy import Engine
 
 from graphs.indexing.corpus_files import read_corpus
-from graphs.runtime.services import Services, services_for
-from graphs.runtime.settings import Settings
-from nodes.indexing.extract import LlmExtractor
-from nodes.indexing.extract_spacy import SpacyExtractor
+from graphs.runtime.services import Services
+from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider
+from nodes.indexing.extract import LLM_BATCH_SIZE, MAX_PASSAGE_CHARS, LlmExtractor
+from nodes.indexing.extract_spacy import SPACY_BATCH_SIZE, SpacyExtractor
 from nodes.indexing.extract_synthetic import SyntheticExtractor
 from nodes.indexing.extraction_types import Extractor, PassageInput
 from nodes.indexing.index_batch import BatchReport, index_batch
@@ -30,6 +29,8 @@ from store.graph_writes import passages_without_embedding, set_passage_embedding
 from store.ledger import corpus_token_totals
 
 ExtractorName = Literal["llm", "spacy", "synthetic"]
+#: Passages embedded per embedder call and write when whole passages get their vectors.
+PASSAGE_EMBEDDING_CHUNK = 512
 
 
 @dataclass(kw_only=True)
@@ -45,7 +46,8 @@ class IndexContext:
     batch_size: int = field(
         default=0,
         metadata={
-            "description": "passages per extraction call; 0 = the extractor's default (llm 5, spacy 64)"
+            "description": "passages per extraction call; 0 = the extractor's default "
+            f"(llm {LLM_BATCH_SIZE}, spacy {SPACY_BATCH_SIZE})"
         },
     )
     type_threshold: float = field(
@@ -60,7 +62,7 @@ class IndexContext:
         default=False, metadata={"description": "extract passages that failed before once more"}
     )
     max_passage_chars: int = field(
-        default=6000,
+        default=MAX_PASSAGE_CHARS,
         metadata={"description": "longer passages are extracted alone, in sentence-aligned pieces"},
     )
     chat_model: str | None = field(
@@ -95,15 +97,7 @@ class BatchTask(TypedDict):
     passages: list[dict[str, Any]]
 
 
-ServicesProvider = Callable[[IndexContext], Services]
-
-
-def default_services(context: IndexContext) -> Services:
-    """Services from the environment (what the dev server and the CLI use)."""
-    settings = Settings.from_env()
-    if context.chat_model:
-        settings = replace(settings, chat_model=context.chat_model)
-    return services_for(settings)
+IndexGraph = CompiledStateGraph[IndexState, IndexContext, IndexState, IndexState]
 
 
 def corpus_summary(engine: Engine, corpus: str) -> dict[str, Any]:
@@ -131,36 +125,38 @@ def make_extractor(context: IndexContext, services: Services) -> Extractor:
     return SyntheticExtractor()
 
 
-def build_index_graph(
-    services: Services | ServicesProvider | None = None,
-) -> CompiledStateGraph[IndexState, IndexContext, IndexState, IndexState]:
-    """Compile the index graph; `services` may be fixed (tests) or resolved per run."""
-    provide: ServicesProvider
-    if services is None:
-        provide = default_services
-    elif isinstance(services, Services):
-        fixed = services
-        provide = lambda _context: fixed  # noqa: E731
-    else:
-        provide = services
+def fan_out(state: IndexState) -> list[Send] | Literal["embed_passages"]:
+    """One `index_batch` task per batch, run in parallel; straight on when nothing is left to do."""
+    if not state.get("batches"):
+        return "embed_passages"
+    return [
+        Send("index_batch", BatchTask(corpus_id=state["corpus_id"], passages=batch))
+        for batch in state["batches"]
+    ]
+
+
+@dataclass(frozen=True)
+class IndexNodes:
+    """The index graph's nodes, each (state, runtime) → partial update."""
+
+    wiring: Wiring[IndexContext]
 
     async def register_passages(
-        state: IndexState, runtime: Runtime[IndexContext]
+        self, state: IndexState, runtime: Runtime[IndexContext]
     ) -> dict[str, Any]:
-        context = runtime.context or IndexContext()
-        svc = provide(context)
+        """Store the passages and split the distinct ones still to extract into batches."""
+        context, services = await self.wiring.resolve(runtime)
         source = state.get("passages")
         if source is None and state.get("source_path"):
-            source = [
-                {"title": p.title, "text": p.text} for p in read_corpus(Path(state["source_path"]))
-            ]
+            read = await asyncio.to_thread(read_corpus, Path(state["source_path"]))
+            source = [{"title": p.title, "text": p.text} for p in read]
         pairs = [(p.get("title", ""), p.get("text", "")) for p in source or []]
         if state.get("limit"):
             pairs = pairs[: state["limit"]]
         corpus_id = await asyncio.to_thread(
-            ensure_corpus, svc.engine, state["corpus"], svc.embedder.name
+            ensure_corpus, services.engine, state["corpus"], services.embedder.name
         )
-        rows = await asyncio.to_thread(add_passages, svc.engine, corpus_id, pairs)
+        rows = await asyncio.to_thread(add_passages, services.engine, corpus_id, pairs)
         wanted = {"pending", "failed"} if context.retry_failed else {"pending"}
         seen: set[int] = set()
         todo = []
@@ -168,7 +164,7 @@ def build_index_graph(
             if row.status in wanted and row.id not in seen:
                 seen.add(row.id)
                 todo.append({"id": row.id, "title": row.title, "text": row.text})
-        size = context.batch_size or make_extractor(context, svc).default_batch_size
+        size = context.batch_size or make_extractor(context, services).default_batch_size
         batches = [todo[i : i + size] for i in range(0, len(todo), size)]
         already = len({row.id for row in rows}) - len(todo)
         return {
@@ -181,51 +177,61 @@ def build_index_graph(
             },
         }
 
-    def fan_out(state: IndexState) -> list[Send] | Literal["embed_passages"]:
-        if not state.get("batches"):
-            return "embed_passages"
-        return [
-            Send("index_batch", BatchTask(corpus_id=state["corpus_id"], passages=batch))
-            for batch in state["batches"]
-        ]
-
-    async def run_batch(task: BatchTask, runtime: Runtime[IndexContext]) -> dict[str, Any]:
-        context = runtime.context or IndexContext()
-        svc = provide(context)
+    async def run_batch(self, task: BatchTask, runtime: Runtime[IndexContext]) -> dict[str, Any]:
+        """Extract, embed and write one batch; its failures become counters, never exceptions."""
+        context, services = await self.wiring.resolve(runtime)
         passages = [PassageInput(p["id"], p["title"], p["text"]) for p in task["passages"]]
         report: BatchReport = await index_batch(
-            svc, make_extractor(context, svc), task["corpus_id"], passages, context.type_threshold
+            services,
+            make_extractor(context, services),
+            corpus_id=task["corpus_id"],
+            passages=passages,
+            type_threshold=context.type_threshold,
         )
         counters = {k: v for k, v in report.__dict__.items() if isinstance(v, int)}
         return {"counters": counters, "errors": [report.error] if report.error else []}
 
-    async def embed_passages(state: IndexState, runtime: Runtime[IndexContext]) -> dict[str, Any]:
-        context = runtime.context or IndexContext()
+    async def embed_passages(
+        self, state: IndexState, runtime: Runtime[IndexContext]
+    ) -> dict[str, Any]:
+        """Embed whole passages that have no vector yet (the dense baselines search them)."""
+        context, services = await self.wiring.resolve(runtime)
         if not context.embed_passages:
             return {}
-        svc = provide(context)
-        todo = await asyncio.to_thread(passages_without_embedding, svc.engine, state["corpus_id"])
-        for start in range(0, len(todo), 512):
-            chunk = todo[start : start + 512]
-            vectors = await asyncio.to_thread(svc.embedder.embed, [t for _, t in chunk])
+        todo = await asyncio.to_thread(
+            passages_without_embedding, services.engine, state["corpus_id"]
+        )
+        for start in range(0, len(todo), PASSAGE_EMBEDDING_CHUNK):
+            chunk = todo[start : start + PASSAGE_EMBEDDING_CHUNK]
+            vectors = await asyncio.to_thread(services.embedder.embed, [t for _, t in chunk])
             await asyncio.to_thread(
-                set_passage_embeddings, svc.engine, [i for i, _ in chunk], vectors
+                set_passage_embeddings, services.engine, [i for i, _ in chunk], vectors
             )
         return {"counters": {"passages_embedded": len(todo)}}
 
-    async def summarize(state: IndexState, runtime: Runtime[IndexContext]) -> dict[str, Any]:
-        svc = provide(runtime.context or IndexContext())
-        summary = await asyncio.to_thread(corpus_summary, svc.engine, state["corpus"])
+    async def summarize(self, state: IndexState, runtime: Runtime[IndexContext]) -> dict[str, Any]:
+        """The corpus's counts and tokens, this run's counters, and its first errors."""
+        _, services = await self.wiring.resolve(runtime)
+        summary = await asyncio.to_thread(corpus_summary, services.engine, state["corpus"])
         summary["wall_time_s"] = time.time() - state.get("started_at", time.time())
         summary["this_run"] = dict(state.get("counters", {}))
         summary["errors"] = state.get("errors", [])[:5]
         return {"summary": summary}
 
+
+def build_index_graph(services: Services | ServicesProvider | None = None) -> IndexGraph:
+    """Compile the index graph.
+
+    `services`: fixed Services (tests, benchmarks), a provider called with each run's
+    IndexContext, or None to build them from the environment at run time (the dev server, the CLI).
+    """
+    nodes = IndexNodes(Wiring(as_provider(services), IndexContext))
     graph = StateGraph(IndexState, context_schema=IndexContext)
-    graph.add_node("register_passages", register_passages)
-    graph.add_node("index_batch", run_batch, input_schema=BatchTask)  # type: ignore[call-overload,arg-type]
-    graph.add_node("embed_passages", embed_passages)
-    graph.add_node("summarize", summarize)
+    graph.add_node("register_passages", nodes.register_passages)
+    # mypy cannot match `type[BatchTask]` (a TypedDict class) to LangGraph's TypedDictLike bound.
+    graph.add_node("index_batch", nodes.run_batch, input_schema=BatchTask)  # type: ignore[call-overload]
+    graph.add_node("embed_passages", nodes.embed_passages)
+    graph.add_node("summarize", nodes.summarize)
     graph.add_edge(START, "register_passages")
     graph.add_conditional_edges("register_passages", fan_out, ["index_batch", "embed_passages"])
     graph.add_edge("index_batch", "embed_passages")

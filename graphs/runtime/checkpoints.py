@@ -9,19 +9,20 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.pregel import Pregel
 from langgraph.types import StateSnapshot
-from psycopg import AsyncCursor
+from psycopg import AsyncConnection, AsyncCursor
 from psycopg.rows import DictRow, dict_row
 from psycopg_pool import AsyncConnectionPool
 
 from graphs.runtime.services import resolve_database_url
 from graphs.runtime.settings import Settings
+from store.checkpoint_reads import ThreadRow
+from store.checkpoint_reads import latest_threads as store_latest_threads
 from store.engine import libpq_url
 
 CHECKPOINT_TABLES = frozenset(
@@ -69,7 +70,7 @@ async def dev_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
     The database is the environment's (DATABASE_URL, else the embedded server).
     """
     url = await asyncio.to_thread(resolve_database_url, Settings.from_env())
-    pool = AsyncConnectionPool(
+    pool: AsyncConnectionPool[AsyncConnection[DictRow]] = AsyncConnectionPool(
         url,
         min_size=1,
         max_size=8,
@@ -78,41 +79,17 @@ async def dev_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
     )
     await pool.open(wait=True)
     try:
-        saver = AsyncPostgresSaver(conn=pool)  # type: ignore[arg-type]
+        saver = AsyncPostgresSaver(conn=pool)
         await ensure_setup(saver, url)
         yield saver
     finally:
         await pool.close()
 
 
-@dataclass(frozen=True)
-class ThreadRow:
-    """A thread's latest top-level checkpoint."""
-
-    thread_id: str
-    checkpoint_id: str
-    created_at: str
-
-
-# Checkpoint ids are uuid6 (time-ordered): a thread's greatest id is its latest checkpoint.
-LATEST_THREADS_SQL = """
-SELECT thread_id, checkpoint_id, created_at FROM (
-    SELECT DISTINCT ON (thread_id) thread_id, checkpoint_id, checkpoint->>'ts' AS created_at
-    FROM checkpoints
-    WHERE checkpoint_ns = ''
-    ORDER BY thread_id, checkpoint_id DESC
-) AS latest
-ORDER BY checkpoint_id DESC
-LIMIT %s
-"""
-
-
 async def latest_threads(saver: AsyncPostgresSaver, limit: int) -> list[ThreadRow]:
     """The `limit` most recently checkpointed threads, newest first."""
     async with cursor_of(saver) as cursor:
-        await cursor.execute(LATEST_THREADS_SQL, (limit,))
-        rows = await cursor.fetchall()
-    return [ThreadRow(r["thread_id"], r["checkpoint_id"], r["created_at"] or "") for r in rows]
+        return await store_latest_threads(cursor, limit)
 
 
 async def read_steps(

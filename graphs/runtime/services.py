@@ -9,18 +9,22 @@ from dataclasses import dataclass, field
 from sqlalchemy import Engine
 
 from graphs.models.embedders import make_embedder
-from graphs.models.providers import AGENT_MAX_TOKENS, LOCAL_MAX_TOKENS, lazy_llm_client
+from graphs.models.providers import lazy_llm_client
+from graphs.models.roles import (
+    AGENT_MAX_TOKENS,
+    EXTRACTOR_TEMPERATURE,
+    GENERATOR_TEMPERATURE,
+    JUDGE_TEMPERATURE,
+    LOCAL_MAX_TOKENS,
+)
 from graphs.runtime.settings import Settings
 from nodes.embedding import Embedder
 from nodes.llm.client import LlmClient
 from store.embedded import start_embedded_server
 from store.engine import check_database, libpq_url, make_engine, migrate
 
-GENERATOR_TEMPERATURE = 0.2
-EXTRACTOR_TEMPERATURE = 0.1
 
-
-@dataclass
+@dataclass(kw_only=True)
 class Services:
     """Everything a node needs from the outside world; tests build one by hand with fakes."""
 
@@ -35,9 +39,12 @@ class Services:
     def judge(self) -> LlmClient:
         """The judge model (GRASP_JUDGE_MODEL, else the chat model), built on first use."""
         if self._judge is None:
-            spec = self.settings.judge_model or self.settings.chat_model
             self._judge = _client(
-                self.settings, self.engine, spec, temperature=0.0, max_tokens=AGENT_MAX_TOKENS
+                self.settings,
+                self.engine,
+                self.settings.judge_model or self.settings.chat_model,
+                temperature=JUDGE_TEMPERATURE,
+                max_tokens=AGENT_MAX_TOKENS,
             )
         return self._judge
 
@@ -69,17 +76,15 @@ def build_services(settings: Settings) -> Services:
         llm=_client(
             settings, engine, spec, temperature=GENERATOR_TEMPERATURE, max_tokens=AGENT_MAX_TOKENS
         ),
-        extractor_llm=_client(settings, engine, spec, temperature=EXTRACTOR_TEMPERATURE),
+        extractor_llm=_client(
+            settings, engine, spec, temperature=EXTRACTOR_TEMPERATURE, max_tokens=LOCAL_MAX_TOKENS
+        ),
         embedder=make_embedder(settings.embedder, settings.google_api_key),
     )
 
 
 def _client(
-    settings: Settings,
-    engine: Engine,
-    spec: str,
-    temperature: float,
-    max_tokens: int = LOCAL_MAX_TOKENS,
+    settings: Settings, engine: Engine, spec: str, *, temperature: float, max_tokens: int
 ) -> LlmClient:
     return lazy_llm_client(
         spec,

@@ -6,10 +6,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graphs.models.embedders import GEMINI_EMBEDDER, MINILM_NAME
+from nodes.llm.client import DEFAULT_CONCURRENCY
+
 DEFAULT_GEMINI_CHAT = "gemini:gemini-3-flash-preview"
-DEFAULT_GEMINI_EMBEDDER = "gemini:gemini-embedding-001"
 LOCAL_CHAT = "local"
-LOCAL_EMBEDDER = "local:all-MiniLM-L6-v2"
 
 
 def _default_model_dir() -> Path:
@@ -30,10 +31,10 @@ class Settings:
     data_dir: Path = field(default_factory=_default_data_dir)
     chat_model: str = LOCAL_CHAT
     judge_model: str | None = None
-    embedder: str = LOCAL_EMBEDDER
+    embedder: str = MINILM_NAME
     google_api_key: str | None = None
     llm_cache: bool = True
-    llm_concurrency: int = 4
+    llm_concurrency: int = DEFAULT_CONCURRENCY
     model_dir: Path = field(default_factory=_default_model_dir)
 
     @classmethod
@@ -48,11 +49,10 @@ class Settings:
             data_dir=data_dir,
             chat_model=chat,
             judge_model=env.get("GRASP_JUDGE_MODEL") or None,
-            embedder=env.get("GRASP_EMBEDDER")
-            or (DEFAULT_GEMINI_EMBEDDER if key else LOCAL_EMBEDDER),
+            embedder=env.get("GRASP_EMBEDDER") or (GEMINI_EMBEDDER if key else MINILM_NAME),
             google_api_key=key,
             llm_cache=env.get("GRASP_LLM_CACHE", "1").lower() not in {"0", "false", "no", "off"},
-            llm_concurrency=int(env.get("GRASP_LLM_CONCURRENCY", "4")),
+            llm_concurrency=int(env.get("GRASP_LLM_CONCURRENCY", DEFAULT_CONCURRENCY)),
             model_dir=Path(env["GRASP_MODEL_DIR"])
             if env.get("GRASP_MODEL_DIR")
             else _default_model_dir(),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any, Generic, Protocol, TypeVar
+from dataclasses import Field, dataclass, replace
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
@@ -17,8 +17,13 @@ from graphs.runtime.settings import Settings
 class ModelChoice(Protocol):
     """A run context that may name a chat model overriding GRASP_CHAT_MODEL."""
 
+    # A dataclass, as LangGraph requires of a context schema.
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+
     @property
-    def chat_model(self) -> str | None: ...
+    def chat_model(self) -> str | None:
+        """The chat model spec of this run, or None for the environment's."""
+        ...
 
 
 ContextT = TypeVar("ContextT", bound=ModelChoice)

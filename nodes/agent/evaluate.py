@@ -7,10 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from nodes.agent.evidence import Evidence, truncate
 from nodes.agent.rewrite import known_answers
 from nodes.agent.select_entities import notes_block
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
+from store.grasp_retrieval import Evidence
 
 UNKNOWN = "unknown"
 
@@ -64,20 +64,26 @@ class EvaluationReply(BaseModel):
         return value.strip().upper().replace(" ", "_") if isinstance(value, str) else value
 
 
+def truncate(text: str, limit: int) -> str:
+    """Cut long evidence at `limit` characters (an ellipsis marks the cut)."""
+    return text if limit <= 0 or len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def evidence_block(evidence: Sequence[Evidence], max_chars: int) -> str:
     """Numbered evidence, each cut to `max_chars`; a line saying so when there is none."""
     if not evidence:
         return "(nothing new was found)"
     return "\n".join(
-        f"[{n}] {item.title}: {truncate(item.text, max_chars)}"
-        if item.title
-        else f"[{n}] {truncate(item.text, max_chars)}"
+        f"[{n}] {item['title']}: {truncate(item['text'], max_chars)}"
+        if item["title"]
+        else f"[{n}] {truncate(item['text'], max_chars)}"
         for n, item in enumerate(evidence, start=1)
     )
 
 
 async def evaluate(
     llm: LlmClient,
+    *,
     question: str,
     sub_question: str,
     dependencies: Sequence[tuple[str, str]],

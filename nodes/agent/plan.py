@@ -1,11 +1,11 @@
-"""The planner: one LLM call turns a multi-hop question into a short plan and single-hop sub-questions."""
+"""The planner: one LLM call turns a multi-hop question into a plan and single-hop sub-questions."""
 
 from __future__ import annotations
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict, Field
 
-from nodes.agent.plan_dag import PlanError, PlanStep, build_dag
+from nodes.agent.plan_dag import PlanError, SubQuestion, build_dag
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
 
 SYSTEM = """\
@@ -66,9 +66,9 @@ class PlanRejected(PlanError):
 
 
 async def make_plan(
-    llm: LlmClient, question: str, tag: CallTag, attempts: int = 2
-) -> tuple[str, list[PlanStep], list[LlmResult]]:
-    """Plan `question`: (plan text, validated steps, every call made).
+    llm: LlmClient, *, question: str, tag: CallTag, attempts: int = 2
+) -> tuple[str, list[SubQuestion], list[LlmResult]]:
+    """Plan `question`: (plan text, validated sub-questions, every call made).
 
     A plan whose placeholders reference a missing step or form a cycle is asked for again with
     the problem stated; after `attempts` broken plans, PlanRejected says what is wrong. A reply

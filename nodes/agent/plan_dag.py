@@ -1,10 +1,16 @@
-"""The planner's #k placeholders as a dependency DAG: parse, validate, schedule, substitute."""
+"""The planner's #k placeholders as a dependency DAG: parse, validate, schedule, substitute.
+
+Its steps are the SubQuestion records the agent keeps in its state, so they are a TypedDict of plain
+values; TypedDict comes from typing_extensions because pydantic (which builds the schemas Studio
+shows) refuses typing.TypedDict before Python 3.12.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+
+from typing_extensions import TypedDict
 
 PLACEHOLDER = re.compile(r"#(\d+)")
 # Models often number their list items themselves ("1. Who …"); that prefix is not part of the step.
@@ -15,13 +21,12 @@ class PlanError(ValueError):
     """A plan that cannot be run: a reference to a missing step, a self-reference or a cycle."""
 
 
-@dataclass(frozen=True)
-class PlanStep:
-    """One sub-question, numbered from 1, with the steps whose answers it needs."""
+class SubQuestion(TypedDict):
+    """One plan step, numbered from 1; `text` may hold #k placeholders, `depends_on` has those k."""
 
     index: int
     text: str
-    depends_on: tuple[int, ...]
+    depends_on: list[int]
 
 
 def placeholders(text: str) -> list[int]:
@@ -59,7 +64,7 @@ def find_cycle(depends_on: Mapping[int, Sequence[int]]) -> list[int] | None:
     return None
 
 
-def build_dag(sub_questions: Sequence[str]) -> list[PlanStep]:
+def build_dag(sub_questions: Sequence[str]) -> list[SubQuestion]:
     """Validate the planner's sub-questions and return them as numbered steps.
 
     Repairs what has one meaning: list numbering the model added is stripped, and blank entries
@@ -76,7 +81,7 @@ def build_dag(sub_questions: Sequence[str]) -> list[PlanStep]:
             mapping[original] = len(kept)
     if not kept:
         raise PlanError("the plan has no sub-questions")
-    steps: list[PlanStep] = []
+    steps: list[SubQuestion] = []
     for index, raw in enumerate(kept, start=1):
         original = next(o for o, new in mapping.items() if new == index)
         for ref in placeholders(raw):
@@ -90,20 +95,20 @@ def build_dag(sub_questions: Sequence[str]) -> list[PlanStep]:
             if ref == original:
                 raise PlanError(f"sub-question {original} refers to its own answer (#{ref})")
         text = _renumber(raw, mapping)
-        steps.append(PlanStep(index, text, tuple(placeholders(text))))
-    cycle = find_cycle({step.index: step.depends_on for step in steps})
+        steps.append(SubQuestion(index=index, text=text, depends_on=placeholders(text)))
+    cycle = find_cycle({step["index"]: step["depends_on"] for step in steps})
     if cycle is not None:
         chain = " → ".join(f"#{node}" for node in cycle)
         raise PlanError(f"sub-questions depend on each other in a cycle: {chain}")
     return steps
 
 
-def ready(steps: Sequence[PlanStep], answered: Collection[int]) -> list[int]:
+def ready(steps: Sequence[SubQuestion], answered: Collection[int]) -> list[int]:
     """Unanswered steps whose dependencies are all answered: these can run now, concurrently."""
     return [
-        step.index
+        step["index"]
         for step in steps
-        if step.index not in answered and all(dep in answered for dep in step.depends_on)
+        if step["index"] not in answered and all(dep in answered for dep in step["depends_on"])
     ]
 
 

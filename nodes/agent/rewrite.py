@@ -53,6 +53,7 @@ def known_answers(dependencies: Sequence[tuple[str, str]]) -> str:
 
 async def rewrite(
     llm: LlmClient,
+    *,
     question: str,
     sub_question: str,
     dependencies: Sequence[tuple[str, str]],

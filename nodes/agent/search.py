@@ -14,7 +14,8 @@ from store.retrieval import FloatVector
 async def embed_query(embedder: Embedder, statement: str) -> FloatVector:
     """The statement's vector (embedders may be slow or remote, so in a thread)."""
     vectors = await asyncio.to_thread(embedder.embed, [statement])
-    return vectors[0]
+    query: FloatVector = vectors[0]
+    return query
 
 
 def keyword_text(keywords: Sequence[str], statement: str) -> str:
@@ -25,6 +26,7 @@ def keyword_text(keywords: Sequence[str], statement: str) -> str:
 
 async def search(
     services: NodeServices,
+    *,
     corpus_id: int,
     statement: str,
     keywords: Sequence[str],
@@ -32,15 +34,15 @@ async def search(
     visited_propositions: Sequence[int],
     visited_entities: Sequence[int],
 ) -> EntitySearch:
-    """Score unvisited propositions by s(p) and return the top unvisited entities (spec §2.2 2–3)."""
+    """Score unvisited propositions by s(p); return the top unvisited entities (spec §2.2 2–3)."""
     query = await embed_query(services.embedder, statement)
     return await asyncio.to_thread(
         search_entities,
         services.engine,
-        corpus_id,
-        query,
-        keyword_text(keywords, statement),
-        params,
-        visited_propositions,
-        visited_entities,
+        corpus=corpus_id,
+        query=query,
+        keywords=keyword_text(keywords, statement),
+        params=params,
+        visited_propositions=visited_propositions,
+        visited_entities=visited_entities,
     )

@@ -49,13 +49,14 @@ def candidates_block(candidates: Sequence[ScoredEntity]) -> str:
     """Each candidate as `[id] name (type)` with its statements indented below."""
     lines: list[str] = []
     for entity in candidates:
-        lines.append(f"[{entity.id}] {entity.name} ({entity.type})")
-        lines.extend(f"    - {text}" for text in entity.top_propositions)
+        lines.append(f"[{entity['id']}] {entity['name']} ({entity['type']})")
+        lines.extend(f"    - {text}" for text in entity["propositions"])
     return "\n".join(lines)
 
 
 async def select_entities(
     llm: LlmClient,
+    *,
     sub_question: str,
     statement: str,
     observations: Sequence[str],
@@ -73,7 +74,7 @@ async def select_entities(
     )
     reply, results = await llm.complete_json(system_and_user(SYSTEM, user), SelectionReply, tag)
     chosen = set(reply.entity_ids)
-    unknown = chosen - {entity.id for entity in candidates}
+    unknown = chosen - {entity["id"] for entity in candidates}
     if unknown:
         log.warning("entity selection named ids that were not offered: %s", sorted(unknown))
-    return [entity.id for entity in candidates if entity.id in chosen], results
+    return [entity["id"] for entity in candidates if entity["id"] in chosen], results

@@ -52,6 +52,7 @@ def findings_block(chain: Sequence[tuple[str, str]]) -> str:
 
 async def synthesize(
     llm: LlmClient,
+    *,
     question: str,
     plan: str,
     chain: Sequence[tuple[str, str]],

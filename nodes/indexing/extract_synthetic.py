@@ -33,4 +33,5 @@ class SyntheticExtractor:
     default_batch_size: int = 64
 
     async def extract(self, passages: Sequence[PassageInput], corpus_id: int) -> BatchOutcome:
+        """Extract every non-empty passage at once; empty ones are skipped, not failed."""
         return BatchOutcome(extractions=[extract_one(p) for p in passages if p.text.strip()])

@@ -35,7 +35,7 @@ class BatchReport:
 
 
 def embed_extractions(
-    embedder: Embedder, extractions: Sequence[Extraction], type_threshold: float
+    embedder: Embedder, extractions: Sequence[Extraction]
 ) -> list[ExtractedPassage]:
     """Embed every proposition (or its `embed_texts`) and every distinct entity type once."""
     texts = [t for e in extractions for t in (e.embed_texts or e.propositions)]
@@ -67,6 +67,7 @@ def embed_extractions(
 async def index_batch(
     services: NodeServices,
     extractor: Extractor,
+    *,
     corpus_id: int,
     passages: Sequence[PassageInput],
     type_threshold: float,
@@ -78,9 +79,7 @@ async def index_batch(
         report.llm_calls = outcome.llm_calls
         report.input_tokens = outcome.input_tokens
         report.output_tokens = outcome.output_tokens
-        items = await asyncio.to_thread(
-            embed_extractions, services.embedder, outcome.extractions, type_threshold
-        )
+        items = await asyncio.to_thread(embed_extractions, services.embedder, outcome.extractions)
         counts: WriteCounts = await asyncio.to_thread(
             write_extracted, services.engine, corpus_id, items, type_threshold
         )

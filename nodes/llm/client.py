@@ -11,8 +11,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import Runnable
 from sqlalchemy import Engine
 
 from nodes.llm.reply import (
@@ -63,6 +64,10 @@ TRANSIENT_MARKERS = (
 )
 
 
+#: Calls one client makes at once unless told otherwise (GRASP_LLM_CONCURRENCY sets the run's).
+DEFAULT_CONCURRENCY = 4
+
+
 class LlmCallError(RuntimeError):
     """The provider kept failing (after retries) or refused the request."""
 
@@ -85,16 +90,14 @@ def is_transient(error: BaseException) -> bool:
 
 
 def cache_key(
-    model_name: str,
-    messages: Sequence[BaseMessage],
-    json_mode: bool,
-    json_schema: dict[str, Any] | None = None,
+    model_name: str, messages: Sequence[BaseMessage], json_schema: dict[str, Any] | None
 ) -> str:
     """sha256 of everything that determines a reply."""
     payload = json.dumps(
         {
             "model": model_name,
-            "json": json_mode,
+            # Every call asks for JSON; the flag stays in the key so stored responses still match.
+            "json": True,
             "schema": json_schema,
             "messages": [[m.type, m.content] for m in messages],
         },
@@ -103,24 +106,28 @@ def cache_key(
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-@dataclass
+#: Binds a JSON schema to a model where the provider can enforce it.
+SchemaBinder = Callable[[BaseChatModel, dict[str, Any]], Runnable[LanguageModelInput, BaseMessage]]
+
+
+@dataclass(kw_only=True)
 class LlmClient:
     """A chat model plus the store's cache and ledger; one per model role (chat, judge, …)."""
 
+    #: The model every call goes to; it answers in JSON mode where the provider has one.
     model: BaseChatModel | None
     model_name: str
     engine: Engine | None = None
-    json_model: BaseChatModel | None = None
-    #: Builds (text model, JSON model) on first use, so a run that never calls the LLM (spaCy
-    #: indexing, retrieval evals) never loads or assembles model weights.
-    factory: Callable[[], tuple[BaseChatModel, BaseChatModel]] | None = None
-    #: Binds a JSON schema to the JSON model where the provider can enforce it (llama.cpp turns it
+    #: Builds the model on first use, so a run that never calls the LLM (spaCy indexing,
+    #: retrieval evals) never loads or assembles model weights.
+    factory: Callable[[], BaseChatModel] | None = None
+    #: Binds a JSON schema to the model where the provider can enforce it (llama.cpp turns it
     #: into a grammar, so a small model cannot emit the wrong number of items).
-    schema_binder: Callable[[BaseChatModel, dict[str, Any]], BaseChatModel] | None = None
+    schema_binder: SchemaBinder | None = None
     use_cache: bool = True
     max_attempts: int = 5
     backoff_s: float = 1.0
-    concurrency: int = 4
+    concurrency: int = DEFAULT_CONCURRENCY
     _semaphore: asyncio.Semaphore | None = field(default=None, init=False, repr=False)
 
     def _gate(self) -> asyncio.Semaphore:
@@ -128,29 +135,12 @@ class LlmClient:
             self._semaphore = asyncio.Semaphore(self.concurrency)
         return self._semaphore
 
-    async def complete(
-        self, messages: Sequence[BaseMessage], tag: CallTag, json_mode: bool = False
-    ) -> LlmResult:
-        """Answer `messages`, from the cache when the same call was made before."""
-        key = cache_key(self.model_name, messages, json_mode)
-        if self.use_cache and self.engine is not None:
-            hit = await asyncio.to_thread(cache_get, self.engine, key)
-            if hit is not None:
-                result = LlmResult(hit.text, hit.input_tokens, hit.output_tokens, 0.0, True)
-                await self._record(tag, result)
-                return result
-        result = await self._call_with_retries(messages, json_mode)
-        await self._record(tag, result)
-        if self.use_cache and self.engine is not None:
-            response = CachedResponse(result.text, result.input_tokens, result.output_tokens)
-            await asyncio.to_thread(cache_put, self.engine, key, self.model_name, response)
-        return result
-
     async def complete_json(
         self,
         messages: Sequence[BaseMessage],
         schema: type[Schema],
         tag: CallTag,
+        *,
         validate: Callable[[Schema], None] | None = None,
         attempts: int = 2,
         json_schema: dict[str, Any] | None = None,
@@ -165,7 +155,7 @@ class LlmClient:
         last_error: MalformedOutput | None = None
         for _ in range(attempts):
             result = await self._complete_uncached_on_failure(
-                conversation, tag, schema, validate, json_schema
+                conversation, tag, schema=schema, validate=validate, json_schema=json_schema
             )
             results.append(result[0])
             if result[1] is not None:
@@ -188,19 +178,20 @@ class LlmClient:
         self,
         messages: Sequence[BaseMessage],
         tag: CallTag,
+        *,
         schema: type[Schema],
         validate: Callable[[Schema], None] | None,
-        json_schema: dict[str, Any] | None = None,
+        json_schema: dict[str, Any] | None,
     ) -> tuple[LlmResult, Schema | None, MalformedOutput | None]:
         enforced = json_schema if self.schema_binder is not None else None
-        key = cache_key(self.model_name, messages, True, enforced)
+        key = cache_key(self.model_name, messages, enforced)
         cached = None
         if self.use_cache and self.engine is not None:
             cached = await asyncio.to_thread(cache_get, self.engine, key)
         if cached is not None:
             result = LlmResult(cached.text, cached.input_tokens, cached.output_tokens, 0.0, True)
         else:
-            result = await self._call_with_retries(messages, True, enforced)
+            result = await self._call_with_retries(messages, enforced)
         await self._record(tag, result)
         try:
             parsed = parse_reply(result.text, schema)
@@ -216,19 +207,15 @@ class LlmClient:
         return result, parsed, None
 
     async def _call_with_retries(
-        self,
-        messages: Sequence[BaseMessage],
-        json_mode: bool,
-        json_schema: dict[str, Any] | None = None,
+        self, messages: Sequence[BaseMessage], json_schema: dict[str, Any] | None
     ) -> LlmResult:
         if self.model is None:
             if self.factory is None:
                 raise LlmCallError(f"{self.model_name}: no model and no factory to build one")
-            self.model, self.json_model = await asyncio.to_thread(self.factory)
-        model = self.json_model if json_mode and self.json_model is not None else self.model
-        assert model is not None
+            self.model = await asyncio.to_thread(self.factory)
+        model: Runnable[LanguageModelInput, BaseMessage] = self.model
         if json_schema is not None and self.schema_binder is not None:
-            model = self.schema_binder(model, json_schema)
+            model = self.schema_binder(self.model, json_schema)
         delay = self.backoff_s
         for attempt in range(1, self.max_attempts + 1):
             try:

@@ -5,8 +5,9 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
 
-from graphs.models.gguf_assembly import DEFAULT_MODEL_DIR, ModelPartsMissingError, resolve_gguf
+from graphs.models.gguf_assembly import ModelPartsMissingError, resolve_gguf
 from graphs.models.local_model import LocalLlamaChatModel
+from graphs.runtime.settings import Settings
 
 pytestmark = pytest.mark.e2e
 
@@ -16,7 +17,7 @@ pytest.importorskip("llama_cpp", reason="llama-cpp-python is not built in this e
 @pytest.fixture(scope="module")
 def smollm2() -> LocalLlamaChatModel:
     try:
-        path = resolve_gguf("local:smollm2", DEFAULT_MODEL_DIR)
+        path = resolve_gguf("local:smollm2", Settings().model_dir)
     except ModelPartsMissingError as exc:
         pytest.skip(str(exc))
     return LocalLlamaChatModel(model_path=str(path), n_ctx=2048, max_tokens=96)
@@ -25,7 +26,7 @@ def smollm2() -> LocalLlamaChatModel:
 @pytest.fixture(scope="module")
 def qwen() -> LocalLlamaChatModel:
     try:
-        path = resolve_gguf("local", DEFAULT_MODEL_DIR)
+        path = resolve_gguf("local", Settings().model_dir)
     except ModelPartsMissingError as exc:
         pytest.skip(str(exc))
     return LocalLlamaChatModel(model_path=str(path), n_ctx=2048, max_tokens=16, temperature=0.0)

@@ -158,7 +158,7 @@ async def test_ablations_without_the_planner(
     state, trace = await run(svc, question, planner="off", **ablation)
 
     expected = (
-        ["rewrite", "rank_vote", "evaluate"]
+        ["rewrite", "gather_evidence", "evaluate"]
         if "retrieval" in ablation
         else ["rewrite", *SUB_AGENT_ROUND]
     )

@@ -246,7 +246,9 @@ def test_hybrid_candidates_are_the_union_with_cosines_for_all(engine: Engine, gr
 
 
 def test_search_entities_hand_ranking(engine: Engine, graph: Graph) -> None:
-    found = search_entities(engine, graph.corpus, Q, "painted Talmora", RetrievalParams())
+    found = search_entities(
+        engine, corpus=graph.corpus, query=Q, keywords="painted Talmora", params=RetrievalParams()
+    )
     # s(p) = cos + 0.3 · bm25/1.574342: p1 0.9 + 0.3·0.449966 = 1.034990, p2 0.8 + 0.3 = 1.1,
     # p3 0.5 + 0.134990 = 0.634990, p4 0.3, p5 0.6, p6 0.1 + 0.134990 = 0.234990
     ranked = graph.props(dict(found.propositions))
@@ -257,78 +259,102 @@ def test_search_entities_hand_ranking(engine: Engine, graph: Graph) -> None:
     # Zorvik (1.034990 + 1.1)/√2 = 1.509666; Talmora (1.034990 + 0.634990 + 0.234990)/√3 =
     # 1.099834; Quenlar (0.634990 + 0.3)/√2 = 0.661138; Copper 0.9/√2 = 0.636396;
     # Miravel (0.6 + 0.234990)/√2 = 0.590427
-    assert [(e.name, e.degree) for e in found.entities] == [
+    assert [(e["name"], e["degree"]) for e in found.entities] == [
         ("Zorvik", 2),
         ("Talmora", 3),
         ("Quenlar", 2),
         ("Copper", 2),
         ("Miravel", 2),
     ]
-    assert [e.score for e in found.entities] == pytest.approx(
+    assert [e["score"] for e in found.entities] == pytest.approx(
         [1.509666, 1.099834, 0.661138, 0.636396, 0.590427], abs=1e-5
     )
-    assert found.entities[0].top_propositions == (TEXTS[2], TEXTS[1])
+    assert found.entities[0]["propositions"] == [TEXTS[2], TEXTS[1]]
 
 
 def test_search_entities_top_k_and_visited(engine: Engine, graph: Graph) -> None:
     # k_props = 3: dense {p1, p2, p5} ∪ bm25 {p2, p1, p3} → best three p2, p1, p3.
     # Zorvik 2.134990/√2 = 1.509666; Talmora (1.034990 + 0.634990)/√3 = 0.964163 (the full degree
     # damps, not the linked subset); Quenlar 0.634990/√2 = 0.449005
-    small = search_entities(engine, graph.corpus, Q, "painted Talmora", RetrievalParams(k_props=3))
-    assert [e.name for e in small.entities] == ["Zorvik", "Talmora", "Quenlar"]
-    assert [e.score for e in small.entities] == pytest.approx(
+    small = search_entities(
+        engine,
+        corpus=graph.corpus,
+        query=Q,
+        keywords="painted Talmora",
+        params=RetrievalParams(k_props=3),
+    )
+    assert [e["name"] for e in small.entities] == ["Zorvik", "Talmora", "Quenlar"]
+    assert [e["score"] for e in small.entities] == pytest.approx(
         [1.509666, 0.964163, 0.449005], abs=1e-5
     )
     # p2 visited: bm25 max is now 0.708400 (p1, p3, p6 → 1): s = p1 1.2, p3 0.8, p4 0.3, p5 0.6,
     # p6 0.4 → Talmora 2.4/√3 = 1.385641, Zorvik 1.2/√2 = 0.848528, Quenlar 1.1/√2 = 0.777817,
     # Miravel 1.0/√2 = 0.707107, Copper 0.9/√2 = 0.636396
     seen = search_entities(
-        engine, graph.corpus, Q, "painted Talmora", RetrievalParams(), [graph.prop[2]]
+        engine,
+        corpus=graph.corpus,
+        query=Q,
+        keywords="painted Talmora",
+        params=RetrievalParams(),
+        visited_propositions=[graph.prop[2]],
     )
     assert graph.prop[2] not in dict(seen.propositions)
-    assert [e.name for e in seen.entities] == ["Talmora", "Zorvik", "Quenlar", "Miravel", "Copper"]
-    assert [e.score for e in seen.entities] == pytest.approx(
+    assert [e["name"] for e in seen.entities] == [
+        "Talmora",
+        "Zorvik",
+        "Quenlar",
+        "Miravel",
+        "Copper",
+    ]
+    assert [e["score"] for e in seen.entities] == pytest.approx(
         [1.385641, 0.848528, 0.777817, 0.707107, 0.636396], abs=1e-5
     )
     # a visited entity is never a candidate again
     no_zorvik = search_entities(
         engine,
-        graph.corpus,
-        Q,
-        "painted Talmora",
-        RetrievalParams(k_entities=2),
-        (),
-        [graph.entity["Zorvik"]],
+        corpus=graph.corpus,
+        query=Q,
+        keywords="painted Talmora",
+        params=RetrievalParams(k_entities=2),
+        visited_entities=[graph.entity["Zorvik"]],
     )
-    assert [e.name for e in no_zorvik.entities] == ["Talmora", "Quenlar"]
+    assert [e["name"] for e in no_zorvik.entities] == ["Talmora", "Quenlar"]
 
 
 def test_vote_passages_hand_ranking(engine: Engine, graph: Graph) -> None:
     chosen = [graph.entity["Talmora"], graph.entity["Quenlar"]]
     # propositions of Talmora ∪ Quenlar by cosine: p1 (P1, r1), p3 (P2, r2), p4 (P2, r3), p6 (P3, r4)
     # P1 = 1/1 = 1, P2 = 1/2 + 1/3 = 0.833333, P3 = 1/4 → top 2: P1, P2
-    vote = vote_passages(engine, Q, chosen, RetrievalParams(k_passages=2))
-    assert [(v.passage.id, v.passage.title) for v in vote.passages] == [
+    vote = vote_passages(engine, query=Q, entities=chosen, params=RetrievalParams(k_passages=2))
+    assert [(v["id"], v["title"]) for v in vote.items] == [
         (graph.passage[1], "Zorvik"),
         (graph.passage[2], "Quenlar"),
     ]
-    assert [v.score for v in vote.passages] == pytest.approx([1.0, 5 / 6])
+    assert [v["score"] for v in vote.items] == pytest.approx([1.0, 5 / 6])
     # every proposition of the winners, p2 included though no chosen entity links it
-    assert sorted(vote.proposition_ids) == sorted(graph.prop[p] for p in (1, 2, 3, 4))
+    assert sorted(vote.covered_propositions) == sorted(graph.prop[p] for p in (1, 2, 3, 4))
     # p1 visited: p3 r1, p4 r2 (P2 = 1 + 1/2 = 1.5), p6 r3 (P3 = 1/3)
-    again = vote_passages(engine, Q, chosen, RetrievalParams(), [graph.prop[1]])
-    assert [(v.passage.id, v.score) for v in again.passages] == [
+    again = vote_passages(
+        engine,
+        query=Q,
+        entities=chosen,
+        params=RetrievalParams(),
+        visited_propositions=[graph.prop[1]],
+    )
+    assert [(v["id"], v["score"]) for v in again.items] == [
         (graph.passage[2], pytest.approx(1.5)),
         (graph.passage[3], pytest.approx(1 / 3)),
     ]
     # uniform vote: P2 = 2 (p3, p4), P1 = P3 = 1 → the tie goes to the smaller id, P1
-    uniform = vote_passages(engine, Q, chosen, RetrievalParams(uniform_vote=True))
-    assert [(v.passage.id, v.score) for v in uniform.passages] == [
+    uniform = vote_passages(
+        engine, query=Q, entities=chosen, params=RetrievalParams(uniform_vote=True)
+    )
+    assert [(v["id"], v["score"]) for v in uniform.items] == [
         (graph.passage[2], 2.0),
         (graph.passage[1], 1.0),
         (graph.passage[3], 1.0),
     ]
-    assert vote_passages(engine, Q, [], RetrievalParams()).passages == []
+    assert vote_passages(engine, query=Q, entities=[], params=RetrievalParams()).items == []
 
 
 def test_two_corpora_never_see_each_other(engine: Engine, graph: Graph) -> None:
@@ -344,12 +370,16 @@ def test_two_corpora_never_see_each_other(engine: Engine, graph: Graph) -> None:
     assert graph.props(lexical) == pytest.approx(bm25(LEXEMES, ["paint", "talmora"]))
     assert list(passages) == [graph.passage[1]]
     assert set(b_dense) == set(other.prop.values())
-    found = search_entities(engine, graph.corpus, Q, "painted Talmora", RetrievalParams())
-    assert {e.id for e in found.entities} == set(graph.entity.values())
+    found = search_entities(
+        engine, corpus=graph.corpus, query=Q, keywords="painted Talmora", params=RetrievalParams()
+    )
+    assert {e["id"] for e in found.entities} == set(graph.entity.values())
     assert {p for p, _ in found.propositions} == set(graph.prop.values())
-    vote = vote_passages(engine, Q, [graph.entity["Talmora"]], RetrievalParams())
-    assert {v.passage.id for v in vote.passages} <= set(graph.passage.values())
-    assert set(vote.proposition_ids) <= set(graph.prop.values())
+    vote = vote_passages(
+        engine, query=Q, entities=[graph.entity["Talmora"]], params=RetrievalParams()
+    )
+    assert {v["id"] for v in vote.items} <= set(graph.passage.values())
+    assert set(vote.covered_propositions) <= set(graph.prop.values())
 
 
 def dense_propositions_of(engine: Engine, graph: Graph) -> dict[int, float]:

@@ -2,7 +2,7 @@ import pytest
 
 from nodes.agent.plan_dag import (
     PlanError,
-    PlanStep,
+    SubQuestion,
     build_dag,
     find_cycle,
     placeholders,
@@ -28,13 +28,13 @@ def test_substitute_fills_answered_placeholders_only() -> None:
 def test_chain_branches_and_comparison_build_the_expected_dag() -> None:
     chain = build_dag(["Who directed Blue Harbor?", "Where was #1 born?"])
     assert chain == [
-        PlanStep(1, "Who directed Blue Harbor?", ()),
-        PlanStep(2, "Where was #1 born?", (1,)),
+        SubQuestion(index=1, text="Who directed Blue Harbor?", depends_on=[]),
+        SubQuestion(index=2, text="Where was #1 born?", depends_on=[1]),
     ]
     join = build_dag(["Who directed X?", "Who composed Y?", "Which film did #1 make with #2?"])
-    assert [s.depends_on for s in join] == [(), (), (1, 2)]
+    assert [s["depends_on"] for s in join] == [[], [], [1, 2]]
     comparison = build_dag(["When was A born?", "When was B born?"])
-    assert [s.depends_on for s in comparison] == [(), ()]
+    assert [s["depends_on"] for s in comparison] == [[], []]
 
 
 def test_ready_gives_the_next_layer_of_the_dag() -> None:
@@ -50,16 +50,16 @@ def test_ready_gives_the_next_layer_of_the_dag() -> None:
 
 def test_forward_references_are_fine_when_acyclic() -> None:
     steps = build_dag(["Where was #2 born?", "Who directed Blue Harbor?"])
-    assert [s.depends_on for s in steps] == [(2,), ()]
+    assert [s["depends_on"] for s in steps] == [[2], []]
     assert ready(steps, {}) == [2]
 
 
 def test_list_numbering_and_blank_steps_are_repaired() -> None:
     steps = build_dag(["1. Who directed X?", "   ", "3) When was #1 born?", "Where did #3 die?"])
     assert steps == [
-        PlanStep(1, "Who directed X?", ()),
-        PlanStep(2, "When was #1 born?", (1,)),
-        PlanStep(3, "Where did #2 die?", (2,)),
+        SubQuestion(index=1, text="Who directed X?", depends_on=[]),
+        SubQuestion(index=2, text="When was #1 born?", depends_on=[1]),
+        SubQuestion(index=3, text="Where did #2 die?", depends_on=[2]),
     ]
 
 

@@ -6,10 +6,11 @@ from langgraph.types import Send
 
 from graphs.agent.context import GraspContext
 from graphs.agent.graph import dispatch
-from graphs.agent.state import GraspState, SubAgentState, SubQuestion
+from graphs.agent.state import GraspState, SubAgentState
 from graphs.agent.subagent import after_evaluate, after_rewrite
-from nodes.agent.evidence import adaptive_k, truncate
+from nodes.agent.evaluate import truncate
 from nodes.agent.plan_dag import build_dag
+from store.scoring import adaptive_k
 
 
 def runtime(**overrides: object) -> Runtime[GraspContext]:
@@ -18,7 +19,7 @@ def runtime(**overrides: object) -> Runtime[GraspContext]:
 
 def test_after_rewrite_goes_to_graph_search_or_dense_retrieval() -> None:
     assert after_rewrite({}, runtime()) == "search"
-    assert after_rewrite({}, runtime(retrieval="dense")) == "rank_vote"
+    assert after_rewrite({}, runtime(retrieval="dense")) == "gather_evidence"
     assert after_rewrite({}, Runtime(context=None)) == "search"  # no context: the defaults
 
 
@@ -30,7 +31,7 @@ def test_after_rewrite_goes_to_graph_search_or_dense_retrieval() -> None:
         ({"decision": "QUERY_AGAIN", "iteration": 3}, {}, "search"),
         ({"decision": "QUERY_AGAIN", "iteration": 4}, {}, "__end__"),
         ({"decision": "QUERY_AGAIN", "iteration": 2}, {"max_iterations": 1}, "__end__"),
-        ({"decision": "QUERY_AGAIN", "iteration": 2}, {"retrieval": "dense"}, "rank_vote"),
+        ({"decision": "QUERY_AGAIN", "iteration": 2}, {"retrieval": "dense"}, "gather_evidence"),
         ({}, {}, "__end__"),
     ],
 )
@@ -39,14 +40,8 @@ def test_after_evaluate(state: SubAgentState, overrides: dict[str, object], rout
 
 
 def parent(answers: dict[int, str], *texts: str) -> GraspState:
-    steps = build_dag(list(texts))
     return GraspState(
-        question="Q?",
-        corpus_id=7,
-        sub_questions=[
-            SubQuestion(index=s.index, text=s.text, depends_on=list(s.depends_on)) for s in steps
-        ],
-        answers=answers,
+        question="Q?", corpus_id=7, sub_questions=build_dag(list(texts)), answers=answers
     )
 
 

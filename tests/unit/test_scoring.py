@@ -58,9 +58,9 @@ def test_rank_vote_sums_reciprocal_ranks_per_passage() -> None:
     # w = 1, c = 0: d1 = 1/1 + 1/3 = 4/3 (two propositions of the same passage); d2 = 1/2; d3 = 1/4
     assert rank_vote(ranked) == pytest.approx({1: 4 / 3, 2: 0.5, 3: 0.25})
     # c = 1: d1 = 1/2 + 1/4 = 0.75; d2 = 1/3; d3 = 1/5
-    assert rank_vote(ranked, 1.0, 1.0) == pytest.approx({1: 0.75, 2: 1 / 3, 3: 0.2})
+    assert rank_vote(ranked, weight=1.0, offset=1.0) == pytest.approx({1: 0.75, 2: 1 / 3, 3: 0.2})
     # w = 2 doubles every vote
-    assert rank_vote(ranked, 2.0) == pytest.approx({1: 8 / 3, 2: 1.0, 3: 0.5})
+    assert rank_vote(ranked, weight=2.0) == pytest.approx({1: 8 / 3, 2: 1.0, 3: 0.5})
 
 
 def test_uniform_vote_counts_propositions() -> None:
