@@ -25,7 +25,6 @@ from graphs.runtime.services import Services, services_for
 from graphs.runtime.settings import Settings
 from nodes.llm.client import LlmClient
 from store.corpora import corpus_embedder, corpus_id
-from store.grasp_retrieval import RetrievalParams
 from store.ledger import corpus_token_totals
 
 
@@ -55,7 +54,12 @@ def register(sub: Any) -> None:
     retrieval.add_argument("--method", choices=RETRIEVAL_METHODS, default="grasp")
     retrieval.add_argument("--mode", choices=MODES, default="single")
     retrieval.add_argument("--limit", type=int, default=0)
-    retrieval.add_argument("--k-entities", type=int, default=RetrievalParams.k_entities)
+    retrieval.add_argument(
+        "--k-entities", type=int, help="entities traversed (default: the run setting's)"
+    )
+    retrieval.add_argument(
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="GraspContext field"
+    )
     retrieval.add_argument("--out", type=Path, help="results root (default runs/eval)")
     retrieval.set_defaults(handler=handle_eval_retrieval)
 
@@ -192,7 +196,11 @@ def run_retrieval(args: argparse.Namespace, services: Services) -> tuple[Path, d
 
     examples = load_questions(args.questions)[: args.limit or None]
     corpus = check_corpus(services, args.corpus)
-    params = RetrievalParams(k_entities=args.k_entities)
+    sets = grasp_settings(args.set)
+    if args.k_entities is not None:
+        sets["k_entities"] = args.k_entities
+    params = GraspContext(**sets).retrieval_params()
+    label = args.method + "".join(f"[{key}={value}]" for key, value in sorted(sets.items()))
     retriever = make_retriever(services.engine, corpus, args.method, params)
     run = evaluate_retrieval(
         examples,
@@ -201,9 +209,10 @@ def run_retrieval(args: argparse.Namespace, services: Services) -> tuple[Path, d
         retriever,
         services.embedder,
         args.mode,
-        args.method,
+        label,
     )
-    path = results_dir(args.out, args.corpus) / RETRIEVAL_DIR / f"{args.method}-{args.mode}.jsonl"
+    name = f"{safe_name(label)}-{args.mode}.jsonl"
+    path = results_dir(args.out, args.corpus) / RETRIEVAL_DIR / name
     write_jsonl(path, run.records)
     return path, {"recall": mean_recalls(run.records), "skipped": run.skipped}
 
@@ -213,7 +222,7 @@ def handle_eval_retrieval(args: argparse.Namespace) -> int:
     from graphs.cli.main import console
 
     path, result = run_retrieval(args, services_for(Settings.from_env()))
-    console.print(f"{args.method} / {args.mode}: group n R@2 R@5 R@10")
+    console.print(f"{path.stem.rsplit('-', 1)[0]} / {args.mode}: group n R@2 R@5 R@10")
     for group, values in result["recall"].items():
         cells = [format_number(values[k]) for k in ("2", "5", "10")]
         console.print(f"  {group} {int(values['n'])} " + " ".join(cells))

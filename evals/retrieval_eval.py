@@ -50,9 +50,11 @@ def make_retriever(
         found = search_entities(engine, corpus=corpus, query=vector, keywords=query, params=params)
         vote = vote_passages(
             engine,
+            corpus=corpus,
             query=vector,
             entities=[e["id"] for e in found.entities],
             params=replace(params, k_passages=k),
+            hits=found.hits,
         )
         return [passage["id"] for passage in vote.items]
 

@@ -69,6 +69,41 @@ def rank_vote(
     return dict(scores)
 
 
+def hit_passages(
+    hits: Sequence[tuple[int, float]], passage_of: Mapping[int, int]
+) -> dict[int, float]:
+    """Each passage's best hybrid score s(p) among the search hits (propositions) it contains."""
+    best: dict[int, float] = {}
+    for proposition, score in hits:
+        passage = passage_of[proposition]
+        best[passage] = max(best.get(passage, score), score)
+    return best
+
+
+def fuse_passage_scores(
+    votes: Mapping[int, float],
+    hits: Mapping[int, float],
+    prior: Mapping[int, float],
+    *,
+    hit_weight: float,
+    prior_weight: float,
+) -> dict[int, float]:
+    """RankVote scaled to [0, 1] by its best passage, plus weighted direct-hit and dense scores.
+
+    The paper's RankVote only sees propositions reached through the chosen entities, so a passage
+    whose sentence matched the search itself but whose entities were not picked never scores;
+    the hit term (best s(p) of the passage's own search hits) and the prior term (the passage's
+    own cosine to the statement) put those back. Scaling the vote keeps the three terms comparable.
+    """
+    top = max(votes.values(), default=0.0) or 1.0
+    fused = {passage: vote / top for passage, vote in votes.items()}
+    for weight, extra in ((hit_weight, hits), (prior_weight, prior)):
+        if weight:
+            for passage, score in extra.items():
+                fused[passage] = fused.get(passage, 0.0) + weight * score
+    return fused
+
+
 #: The adaptive-k cut is sought among this many best propositions (the one home of this default).
 ADAPTIVE_K_WINDOW = 20
 

@@ -70,6 +70,24 @@ class GraspContext:
     max_observations: int = field(
         default=12, metadata={"description": "cap of a sub-agent's observation list"}
     )
+    hit_weight: float = field(
+        default=RetrievalParams.hit_weight,
+        metadata={
+            "description": "weight of a passage's own best search hit s(p) added to its "
+            "(max-scaled) RankVote score; 0 = the paper's RankVote"
+        },
+    )
+    prior_weight: float = field(
+        default=RetrievalParams.prior_weight,
+        metadata={
+            "description": "weight of the passage's own cosine to the search statement added to "
+            "its vote (a dense prior); 0 = the paper's RankVote"
+        },
+    )
+    prior_passages: int = field(
+        default=RetrievalParams.prior_passages,
+        metadata={"description": "how many top dense passages get the prior"},
+    )
     propositions_per_entity: int = field(
         default=RetrievalParams.propositions_per_entity,
         metadata={"description": "top propositions shown beside each candidate entity"},
@@ -111,10 +129,18 @@ class GraspContext:
 
     def __post_init__(self) -> None:
         # Studio and the CLI pass user input here; a bad value must fail before any LLM call.
-        for name in ("max_iterations", "k_props", "k_entities", "k_passages", "adaptive_k_window"):
+        at_least_one = (
+            "max_iterations",
+            "k_props",
+            "k_entities",
+            "k_passages",
+            "adaptive_k_window",
+        )
+        for name in (*at_least_one, "prior_passages"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
-        for name in ("max_observations", "propositions_per_entity", "max_passage_chars"):
+        never_negative = ("max_observations", "propositions_per_entity", "max_passage_chars")
+        for name in (*never_negative, "hit_weight", "prior_weight"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")
         for name, kind in SWITCHES.items():
@@ -135,4 +161,7 @@ class GraspContext:
             uniform_vote=self.passage_scoring == "uniform",
             propositions_per_entity=self.propositions_per_entity,
             adaptive_k_window=self.adaptive_k_window,
+            hit_weight=self.hit_weight,
+            prior_weight=self.prior_weight,
+            prior_passages=self.prior_passages,
         )

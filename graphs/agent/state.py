@@ -16,6 +16,7 @@ from typing_extensions import TypedDict
 from nodes.agent.plan_dag import SubQuestion as SubQuestion
 from nodes.llm.client import LlmResult
 from store.grasp_retrieval import Evidence as Evidence
+from store.grasp_retrieval import PassageHit as PassageHit
 from store.grasp_retrieval import ScoredEntity as ScoredEntity
 
 Decision = Literal["DONE", "QUERY_AGAIN"]
@@ -220,6 +221,7 @@ class SubAgentState(TypedDict, total=False):
     search_statement: str
     keywords: list[str]
     candidates: list[ScoredEntity]
+    hits: list[PassageHit]
     selected: list[int]
     evidence: list[Evidence]
     observations: Annotated[ObservationLog, merge_observations]

@@ -100,7 +100,7 @@ class SubAgentNodes:
             visited_propositions=state.get("visited_propositions", []),
             visited_entities=state.get("visited_entities", []),
         )
-        return {"candidates": found.entities}
+        return {"candidates": found.entities, "hits": found.hits}
 
     async def select_entities(
         self, state: SubAgentState, runtime: Runtime[GraspContext]
@@ -145,6 +145,7 @@ class SubAgentNodes:
             statement=state["search_statement"],
             entities=state.get("selected", []),
             params=context.retrieval_params(),
+            hits=state.get("hits", []),
             visited_propositions=state.get("visited_propositions", []),
         )
         return {"evidence": found.items, "visited_propositions": found.covered_propositions}

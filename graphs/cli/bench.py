@@ -240,7 +240,9 @@ def handle_retrieve(args: argparse.Namespace) -> int:
         )
         t1 = time.perf_counter()
         chosen = [entity["id"] for entity in found.entities[:TOP_ENTITIES]]
-        vote_passages(engine, query=vector, entities=chosen, params=params)
+        vote_passages(
+            engine, corpus=corpus, query=vector, entities=chosen, params=params, hits=found.hits
+        )
         t2 = time.perf_counter()
         if n >= WARM_UP:
             timings["search_entities"].append((t1 - t0) * 1000)

@@ -10,6 +10,7 @@ from nodes.agent.search import embed_query
 from nodes.deps import NodeServices
 from store.grasp_retrieval import (
     GatheredEvidence,
+    PassageHit,
     RetrievalParams,
     adaptive_k_propositions,
     dense_evidence,
@@ -27,6 +28,7 @@ async def gather_evidence(
     statement: str,
     entities: Sequence[int],
     params: RetrievalParams,
+    hits: Sequence[PassageHit] = (),
     visited_propositions: Sequence[int],
 ) -> GatheredEvidence:
     """Evidence for `statement` (spec §2.2 step 5 and the evidence/retrieval ablations of §4).
@@ -35,19 +37,29 @@ async def gather_evidence(
     propositions: the same ranking, cut by adaptive-k; dense: the top passages by their own
     embeddings, ignoring the graph (nothing is marked visited then).
     """
-    if mode != "dense" and not entities:
+    if mode != "dense" and not entities and not (mode == "passages" and params.fused):
         return GatheredEvidence([], [])
     query = await embed_query(services.embedder, statement)
     if mode == "dense":
         return await asyncio.to_thread(
             dense_evidence, services.engine, corpus=corpus_id, query=query, k=params.k_passages
         )
-    gather = adaptive_k_propositions if mode == "propositions" else vote_passages
+    if mode == "propositions":
+        return await asyncio.to_thread(
+            adaptive_k_propositions,
+            services.engine,
+            query=query,
+            entities=entities,
+            params=params,
+            visited_propositions=visited_propositions,
+        )
     return await asyncio.to_thread(
-        gather,
+        vote_passages,
         services.engine,
+        corpus=corpus_id,
         query=query,
         entities=entities,
         params=params,
+        hits=hits,
         visited_propositions=visited_propositions,
     )

@@ -30,6 +30,7 @@ from tests.fixtures.eval_films import (
     unjudged_eval,
 )
 from tests.fixtures.films import (
+    PAPER_VOTE_ARGS,
     PLAN,
     REWRITE,
     build_corpus,
@@ -59,6 +60,7 @@ async def test_grasp_run_scores_judges_bills_and_resumes(
     cli = args(
         "eval",
         str(questions),
+        *PAPER_VOTE_ARGS,
         "--corpus",
         "films",
         "--method",

@@ -16,7 +16,7 @@ from sqlalchemy import Engine, select
 
 from store.engine import transaction
 from store.models import LlmCall
-from tests.fixtures.films import build_corpus, chain_rules
+from tests.fixtures.films import PAPER_VOTE_ARGS, build_corpus, chain_rules
 
 REPO = Path(__file__).resolve().parents[2]
 QUESTION = "Where was the director of Blue Harbor born?"
@@ -66,7 +66,7 @@ def test_a_killed_ask_resumes_without_repeating_finished_calls(
     }
     thread = f"resume-{uuid.uuid4().hex[:8]}"
     command = [sys.executable, "-m", "graphs.cli", "ask", QUESTION]
-    command += ["--corpus", "films", "--thread", thread]
+    command += ["--corpus", "films", "--thread", thread, *PAPER_VOTE_ARGS]
 
     with (tmp_path / "first.log").open("w") as log:
         process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=log)

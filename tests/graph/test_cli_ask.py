@@ -13,7 +13,7 @@ from graphs.cli.main import main
 from graphs.runtime.checkpoints import CHECKPOINT_TABLES, open_checkpointer
 from store.engine import alembic_config, transaction
 from store.models import LlmCall
-from tests.fixtures.films import build_corpus, chain_rules
+from tests.fixtures.films import PAPER_VOTE_ARGS, build_corpus, chain_rules
 
 QUESTION = "Where was the director of Blue Harbor born?"
 
@@ -41,7 +41,12 @@ def test_ask_then_runs_and_show(
     scripted_env: None, engine: Engine, capsys: pytest.CaptureFixture[str]
 ) -> None:
     thread = f"cli-{uuid.uuid4().hex[:8]}"
-    assert main(["ask", QUESTION, "--corpus", "films", "--thread", thread, "--stream"]) == 0
+    assert (
+        main(
+            ["ask", QUESTION, "--corpus", "films", "--thread", thread, "--stream", *PAPER_VOTE_ARGS]
+        )
+        == 0
+    )
     out = capsys.readouterr().out.splitlines()
     assert out[:4] == [
         f"thread: {thread}",
@@ -80,7 +85,7 @@ def test_ask_then_runs_and_show(
     assert calls(engine, thread) == 10
 
     # Asked again on the same thread: the stored result, and not one more model call.
-    assert main(["ask", QUESTION, "--corpus", "films", "--thread", thread]) == 0
+    assert main(["ask", QUESTION, "--corpus", "films", "--thread", thread, *PAPER_VOTE_ARGS]) == 0
     again = capsys.readouterr().out.splitlines()
     assert again[1] == "this thread has already answered the question; no model is called"
     assert "answer: Lisbon" in again and "LLM calls: 10 (0 from cache)" in again

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from sqlalchemy import Engine, func, select, text
 
-from tests.fixtures.films import build_corpus, chain_rules
+from tests.fixtures.films import PAPER_VOTE, build_corpus, chain_rules
 
 REPO = Path(__file__).resolve().parents[2]
 LANGGRAPH = Path(sys.executable).parent / "langgraph"
@@ -83,7 +83,7 @@ def test_a_run_through_the_http_api_answers(dev_server: httpx.Client, engine: En
         json={
             "assistant_id": "grasp",
             "input": {"question": QUESTION},
-            "context": {"corpus": "films"},
+            "context": {"corpus": "films", **PAPER_VOTE},
         },
     )
     assert response.status_code == 200, response.text

@@ -13,6 +13,7 @@ from store.engine import transaction
 from store.models import LlmCall
 from tests.fixtures.films import (
     EVALUATE,
+    PAPER_VOTE,
     PLAN,
     REWRITE,
     SUB_AGENT_ROUND,
@@ -176,7 +177,7 @@ async def test_a_failed_run_resumes_where_it_stopped(engine: Engine, database_ur
     svc.llm = LlmClient(model=model, model_name="scripted", engine=engine, use_cache=False)
     graph = build_grasp_graph(svc, checkpointer=InMemorySaver())
     config: Any = {"configurable": {"thread_id": "resume-1"}}
-    context = GraspContext(corpus="films")
+    context = GraspContext(corpus="films", **PAPER_VOTE)
     question = "Where was the director of Blue Harbor born?"
 
     with pytest.raises(LlmCallError, match="no scripted reply matches"):

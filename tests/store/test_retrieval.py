@@ -28,7 +28,7 @@ from sqlalchemy import Engine, select, text
 from store.corpora import add_passages, ensure_corpus
 from store.engine import transaction
 from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
-from store.grasp_retrieval import RetrievalParams, search_entities, vote_passages
+from store.grasp_retrieval import PassageHit, RetrievalParams, search_entities, vote_passages
 from store.models import Corpus, Entity, Proposition
 from store.retrieval import (
     DENSE_PROPOSITIONS,
@@ -66,6 +66,8 @@ PASSAGES = {
     2: ("Quenlar", [3, 4], [("Talmora", (0,)), ("Quenlar", (0, 1)), ("Copper", (1,))]),
     3: ("Miravel", [5, 6], [("Miravel", (0, 1)), ("Copper", (0,)), ("Talmora", (1,))]),
 }
+
+PAPER_VOTE = {"hit_weight": 0.0, "prior_weight": 0.0}  # RankVote as the paper has it
 
 
 def vector(cosine: float, axis: int) -> np.ndarray:
@@ -325,7 +327,13 @@ def test_vote_passages_hand_ranking(engine: Engine, graph: Graph) -> None:
     chosen = [graph.entity["Talmora"], graph.entity["Quenlar"]]
     # propositions of Talmora ∪ Quenlar by cosine: p1 (P1, r1), p3 (P2, r2), p4 (P2, r3), p6 (P3, r4)
     # P1 = 1/1 = 1, P2 = 1/2 + 1/3 = 0.833333, P3 = 1/4 → top 2: P1, P2
-    vote = vote_passages(engine, query=Q, entities=chosen, params=RetrievalParams(k_passages=2))
+    vote = vote_passages(
+        engine,
+        corpus=graph.corpus,
+        query=Q,
+        entities=chosen,
+        params=RetrievalParams(k_passages=2, **PAPER_VOTE),
+    )
     assert [(v["id"], v["title"]) for v in vote.items] == [
         (graph.passage[1], "Zorvik"),
         (graph.passage[2], "Quenlar"),
@@ -336,9 +344,10 @@ def test_vote_passages_hand_ranking(engine: Engine, graph: Graph) -> None:
     # p1 visited: p3 r1, p4 r2 (P2 = 1 + 1/2 = 1.5), p6 r3 (P3 = 1/3)
     again = vote_passages(
         engine,
+        corpus=graph.corpus,
         query=Q,
         entities=chosen,
-        params=RetrievalParams(),
+        params=RetrievalParams(**PAPER_VOTE),
         visited_propositions=[graph.prop[1]],
     )
     assert [(v["id"], v["score"]) for v in again.items] == [
@@ -347,14 +356,44 @@ def test_vote_passages_hand_ranking(engine: Engine, graph: Graph) -> None:
     ]
     # uniform vote: P2 = 2 (p3, p4), P1 = P3 = 1 → the tie goes to the smaller id, P1
     uniform = vote_passages(
-        engine, query=Q, entities=chosen, params=RetrievalParams(uniform_vote=True)
+        engine,
+        corpus=graph.corpus,
+        query=Q,
+        entities=chosen,
+        params=RetrievalParams(uniform_vote=True, **PAPER_VOTE),
     )
     assert [(v["id"], v["score"]) for v in uniform.items] == [
         (graph.passage[2], 2.0),
         (graph.passage[1], 1.0),
         (graph.passage[3], 1.0),
     ]
-    assert vote_passages(engine, query=Q, entities=[], params=RetrievalParams()).items == []
+    assert (
+        vote_passages(
+            engine, corpus=graph.corpus, query=Q, entities=[], params=RetrievalParams()
+        ).items
+        == []
+    )
+
+
+def test_fused_vote_adds_the_search_hits_passages(engine: Engine, graph: Graph) -> None:
+    # No entity chosen: the paper's vote is empty; the fused vote still returns the passages of
+    # the search hits, scored by hit_weight · s(p) (no passage embeddings here, so no prior).
+    hits = [
+        PassageHit(passage_id=graph.passage[2], score=1.1),
+        PassageHit(passage_id=graph.passage[1], score=0.9),
+    ]
+    fused = vote_passages(
+        engine,
+        corpus=graph.corpus,
+        query=Q,
+        entities=[],
+        params=RetrievalParams(hit_weight=0.5, prior_weight=0.0),
+        hits=hits,
+    )
+    assert [(v["id"], v["score"]) for v in fused.items] == [
+        (graph.passage[2], pytest.approx(0.55)),
+        (graph.passage[1], pytest.approx(0.45)),
+    ]
 
 
 def test_two_corpora_never_see_each_other(engine: Engine, graph: Graph) -> None:
@@ -376,7 +415,11 @@ def test_two_corpora_never_see_each_other(engine: Engine, graph: Graph) -> None:
     assert {e["id"] for e in found.entities} == set(graph.entity.values())
     assert {p for p, _ in found.propositions} == set(graph.prop.values())
     vote = vote_passages(
-        engine, query=Q, entities=[graph.entity["Talmora"]], params=RetrievalParams()
+        engine,
+        corpus=graph.corpus,
+        query=Q,
+        entities=[graph.entity["Talmora"]],
+        params=RetrievalParams(),
     )
     assert {v["id"] for v in vote.items} <= set(graph.passage.values())
     assert set(vote.covered_propositions) <= set(graph.prop.values())

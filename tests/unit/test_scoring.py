@@ -4,7 +4,15 @@ import math
 
 import pytest
 
-from store.scoring import EntityLink, entity_scores, hybrid_scores, rank_vote, top_k
+from store.scoring import (
+    EntityLink,
+    entity_scores,
+    fuse_passage_scores,
+    hit_passages,
+    hybrid_scores,
+    rank_vote,
+    top_k,
+)
 
 
 def test_hybrid_adds_max_normalised_bm25_to_the_cosine() -> None:
@@ -83,3 +91,17 @@ def test_top_k_breaks_ties_by_smaller_id() -> None:
     assert top_k(scores, 3) == [(9, 2.0), (3, 1.0), (5, 1.0)]
     assert top_k(scores, 10) == [(9, 2.0), (3, 1.0), (5, 1.0), (1, 0.5)]
     assert top_k(scores, 0) == []
+
+
+def test_hit_passages_keep_each_passages_best_hit() -> None:
+    assert hit_passages([(1, 0.9), (2, 1.2), (3, 0.4)], {1: 10, 2: 10, 3: 11}) == {10: 1.2, 11: 0.4}
+
+
+def test_fused_scores_scale_the_vote_then_add_hits_and_prior() -> None:
+    votes = {10: 2.0, 11: 1.0}
+    fused = fuse_passage_scores(
+        votes, {11: 0.8, 12: 0.6}, {10: 0.5, 13: 0.3}, hit_weight=1.0, prior_weight=0.5
+    )
+    # 10: 2/2 + 0.5·0.5 = 1.25; 11: 1/2 + 0.8 = 1.3; 12: 0.6; 13: 0.5·0.3 = 0.15
+    assert fused == pytest.approx({10: 1.25, 11: 1.3, 12: 0.6, 13: 0.15})
+    assert fuse_passage_scores({}, {}, {}, hit_weight=1.0, prior_weight=1.0) == {}
