@@ -17,7 +17,13 @@ from evals.long_context import long_items, make_prepare
 from evals.qa_runner import METHODS, QaItem, QaRun, RunOutcome, evaluate
 from evals.reports import write_report
 from evals.results import RETRIEVAL_DIR, results_dir, safe_name, write_jsonl
-from evals.retrieval_eval import MODES, RETRIEVAL_METHODS, evaluate_retrieval, make_retriever
+from evals.retrieval_eval import (
+    MODES,
+    PEER_PARAMS,
+    RETRIEVAL_METHODS,
+    evaluate_retrieval,
+    make_retriever,
+)
 from evals.summary import GroupSummary, format_number
 from graphs.agent.context import GraspContext
 from graphs.models.providers import lazy_llm_client
@@ -70,9 +76,9 @@ def register(sub: Any) -> None:
     report.set_defaults(handler=handle_eval_report)
 
 
-def grasp_settings(pairs: list[str]) -> dict[str, Any]:
-    """`--set KEY=VALUE` pairs as GraspContext overrides, typed like each field's default."""
-    defaults = {f.name: f.default for f in fields(GraspContext)}
+def typed_settings(kind: type[Any], pairs: list[str]) -> dict[str, Any]:
+    """`--set KEY=VALUE` pairs as overrides of the dataclass `kind`, typed like each default."""
+    defaults = {f.name: f.default for f in fields(kind)}
     settings: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -82,8 +88,13 @@ def grasp_settings(pairs: list[str]) -> dict[str, Any]:
             )
         default = defaults[key]
         settings[key] = type(default)(value) if isinstance(default, int | float) else value
-    GraspContext(**settings)  # fails now, before any question, on a bad value
+    kind(**settings)  # fails now, before any question, on a bad value
     return settings
+
+
+def grasp_settings(pairs: list[str]) -> dict[str, Any]:
+    """`--set KEY=VALUE` pairs as GraspContext overrides."""
+    return typed_settings(GraspContext, pairs)
 
 
 def check_corpus(services: Services, name: str) -> int:
@@ -196,12 +207,17 @@ def run_retrieval(args: argparse.Namespace, services: Services) -> tuple[Path, d
 
     examples = load_questions(args.questions)[: args.limit or None]
     corpus = check_corpus(services, args.corpus)
-    sets = grasp_settings(args.set)
+    kind = PEER_PARAMS.get(args.method, GraspContext)
+    sets = typed_settings(kind, args.set)
     if args.k_entities is not None:
         sets["k_entities"] = args.k_entities
-    params = GraspContext(**sets).retrieval_params()
+    settings = (
+        kind(**sets) if args.method in PEER_PARAMS else GraspContext(**sets).retrieval_params()
+    )
     label = args.method + "".join(f"[{key}={value}]" for key, value in sorted(sets.items()))
-    retriever = make_retriever(services.engine, corpus, args.method, params)
+    retriever = make_retriever(
+        services.engine, corpus, args.method, settings, embed=services.embedder.embed
+    )
     run = evaluate_retrieval(
         examples,
         corpus_passage_index(services.engine, corpus),

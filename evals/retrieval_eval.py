@@ -21,13 +21,22 @@ from evals.gold import PassageIndex, gold_passage_ids
 from evals.loaders import QAExample, substitute_placeholders
 from evals.metrics import recall_at_k
 from nodes.embedding import Embedder
-from store.grasp_retrieval import RetrievalParams, search_entities, vote_passages
+from nodes.retrieval.methods import PprParams, ppr_passages, proprag_passages, sa_rag_passages
+from nodes.retrieval.proprag import PropRagParams
+from nodes.retrieval.spreading_activation import SpreadingParams
+from store.grasp_retrieval import search_entities, vote_passages
 from store.passage_search import ranked_bm25_passages, ranked_dense_passages
 from store.retrieval import FloatVector
 
 log = logging.getLogger(__name__)
 
-RetrievalMethod = Literal["grasp", "dense", "bm25"]
+RetrievalMethod = Literal["grasp", "dense", "bm25", "ppr", "proprag", "sa-rag"]
+#: The settings dataclass of each peer method (`--set` edits its fields); grasp uses GraspContext.
+PEER_PARAMS: dict[str, type[Any]] = {
+    "ppr": PprParams,
+    "proprag": PropRagParams,
+    "sa-rag": SpreadingParams,
+}
 Mode = Literal["single", "agentic", "single-wide"]
 RETRIEVAL_METHODS: tuple[str, ...] = get_args(RetrievalMethod)
 MODES: tuple[str, ...] = get_args(Mode)
@@ -38,13 +47,31 @@ Retriever = Callable[[str, FloatVector, int], list[int]]
 
 
 def make_retriever(
-    engine: Engine, corpus: int, method: RetrievalMethod, params: RetrievalParams
+    engine: Engine,
+    corpus: int,
+    method: RetrievalMethod,
+    params: Any,
+    *,
+    embed: Callable[[list[str]], FloatVector] | None = None,
 ) -> Retriever:
-    """A retriever over one corpus.
+    """A retriever over one corpus; `params` is RetrievalParams for grasp, else PEER_PARAMS'.
 
     grasp is GRASP's retrieval with entity selection off: hybrid search with the query text as
-    keywords, then RankVote over the propositions of the top `k_entities` entities.
+    keywords, then RankVote over the propositions of the top `k_entities` entities. ppr, proprag
+    and sa-rag are the LLM-free peers over the entity graph layer (`embed` is PropRAG's path
+    re-ranker: the corpus's embedder).
     """
+    if method == "ppr":
+        return lambda query, vector, k: ppr_passages(engine, corpus, vector, k, params)
+    if method == "sa-rag":
+        return lambda query, vector, k: sa_rag_passages(engine, corpus, vector, k, params)
+    if method == "proprag":
+        if embed is None:
+            raise ValueError("proprag needs the corpus's embedder to re-rank paths")
+        path_embed = embed
+        return lambda query, vector, k: proprag_passages(
+            engine, corpus, vector, k, path_embed, params
+        )
 
     def grasp(query: str, vector: FloatVector, k: int) -> list[int]:
         found = search_entities(engine, corpus=corpus, query=vector, keywords=query, params=params)

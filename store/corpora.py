@@ -25,7 +25,10 @@ from store.engine import StoreError, transaction
 from store.models import (
     Corpus,
     Entity,
+    EntityCooccurrence,
+    EntityPassage,
     EntityProposition,
+    EntitySynonym,
     ExtractionFailure,
     Passage,
     Proposition,
@@ -59,6 +62,10 @@ class CorpusStats:
     entities: int
     edges: int
     failures: int
+    synonym_edges: int
+    cooccurrence_edges: int
+    cooccurrence_units: int
+    containment_rows: int
 
 
 def content_hash(title: str, text: str) -> str:
@@ -180,7 +187,7 @@ def record_failure(
 
 
 def corpus_stats(engine: Engine, name: str) -> CorpusStats:
-    """Count all of one corpus: passages by status, propositions, entities, edges, failures."""
+    """Count all of one corpus: passages by status, units, entities, edges, failures, graph layer."""
     corpus = corpus_id(engine, name)
     with transaction(engine) as session:
         status_counts = dict(
@@ -209,6 +216,24 @@ def corpus_stats(engine: Engine, name: str) -> CorpusStats:
             .select_from(ExtractionFailure)
             .where(ExtractionFailure.corpus_id == corpus)
         )
+        synonym_edges = count(
+            select(func.count()).select_from(EntitySynonym).where(EntitySynonym.corpus_id == corpus)
+        )
+        pairs = (
+            select(EntityCooccurrence.entity_a, EntityCooccurrence.entity_b)
+            .where(EntityCooccurrence.corpus_id == corpus)
+            .distinct()
+            .subquery()
+        )
+        cooccurrence_edges = count(select(func.count()).select_from(pairs))
+        cooccurrence_units = count(
+            select(func.count())
+            .select_from(EntityCooccurrence)
+            .where(EntityCooccurrence.corpus_id == corpus)
+        )
+        containment_rows = count(
+            select(func.count()).select_from(EntityPassage).where(EntityPassage.corpus_id == corpus)
+        )
     return CorpusStats(
         name=name,
         passages=sum(status_counts.values()),
@@ -219,6 +244,10 @@ def corpus_stats(engine: Engine, name: str) -> CorpusStats:
         entities=entities,
         edges=edges,
         failures=failures,
+        synonym_edges=synonym_edges,
+        cooccurrence_edges=cooccurrence_edges,
+        cooccurrence_units=cooccurrence_units,
+        containment_rows=containment_rows,
     )
 
 

@@ -121,7 +121,15 @@ def server_version(engine: Engine) -> str:
 #: The tables whose planner statistics and visibility maps retrieval speed depends on.
 VACUUM_ANALYZE = tuple(
     text(f"VACUUM ANALYZE {table}")
-    for table in ("passages", "propositions", "entities", "entity_propositions")
+    for table in (
+        "passages",
+        "propositions",
+        "entities",
+        "entity_propositions",
+        "entity_synonyms",
+        "entity_cooccurrences",
+        "entity_passages",
+    )
 )
 
 

@@ -27,6 +27,29 @@ ENTITY_LOCK_KEY = 7_140_512
 #: Held to the end of the transaction; the second key is the corpus.
 ENTITY_LOCK = text("SELECT pg_advisory_xact_lock(:key, :corpus)")
 
+# The entity graph layer of a batch's passages, derived from the entity–unit edges just written:
+# every pair of entities sharing a unit (the unit is the relation's text) and, per entity and
+# passage, how many of the passage's units link it. A passage is written once (the done check runs
+# under the lock), so a conflict can only come from a repeated run and is safely skipped.
+INSERT_COOCCURRENCES = text("""
+INSERT INTO entity_cooccurrences (corpus_id, entity_a, entity_b, proposition_id)
+SELECT p.corpus_id, a.entity_id, b.entity_id, p.id
+FROM propositions p
+JOIN entity_propositions a ON a.proposition_id = p.id
+JOIN entity_propositions b ON b.proposition_id = p.id AND a.entity_id < b.entity_id
+WHERE p.corpus_id = :corpus AND p.passage_id = ANY(:passages)
+ON CONFLICT DO NOTHING
+""")
+INSERT_CONTAINMENT = text("""
+INSERT INTO entity_passages (corpus_id, entity_id, passage_id, n_units)
+SELECT p.corpus_id, ep.entity_id, p.passage_id, count(*)
+FROM propositions p
+JOIN entity_propositions ep ON ep.proposition_id = p.id
+WHERE p.corpus_id = :corpus AND p.passage_id = ANY(:passages)
+GROUP BY p.corpus_id, ep.entity_id, p.passage_id
+ON CONFLICT DO NOTHING
+""")
+
 
 @dataclass(frozen=True)
 class ExtractedEntity:
@@ -68,7 +91,8 @@ def write_extracted(
     """Store a batch in one transaction; passages already done (by another run) are skipped.
 
     Entity resolution holds a per-corpus advisory lock so concurrent batches never create the same
-    entity twice; extraction itself (the slow part) runs outside it.
+    entity twice; extraction itself (the slow part) runs outside it. The batch's co-occurrence and
+    containment rows are written in the same transaction, which bumps the corpus's graph_version.
     """
     counts = WriteCounts()
     with transaction(engine) as session:
@@ -84,17 +108,18 @@ def write_extracted(
             return counts
         proposition_ids, lexemes = _insert_propositions(session, corpus, todo)
         _resolve_and_link(session, corpus, todo, proposition_ids, type_threshold, counts)
-        session.execute(
-            update(Passage)
-            .where(Passage.id.in_([item.passage_id for item in todo]))
-            .values(status="done")
-        )
+        passages = [item.passage_id for item in todo]
+        layer = {"corpus": corpus, "passages": passages}
+        session.execute(INSERT_COOCCURRENCES, layer)
+        session.execute(INSERT_CONTAINMENT, layer)
+        session.execute(update(Passage).where(Passage.id.in_(passages)).values(status="done"))
         session.execute(
             update(Corpus)
             .where(Corpus.id == corpus)
             .values(
                 n_propositions=Corpus.n_propositions + sum(len(ids) for ids in proposition_ids),
                 n_proposition_lexemes=Corpus.n_proposition_lexemes + lexemes,
+                graph_version=Corpus.graph_version + 1,
             )
         )
         counts.passages = len(todo)

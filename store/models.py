@@ -1,4 +1,4 @@
-"""SQLAlchemy 2 models of the three-layer graph (entities, propositions, passages) and its ledgers."""
+"""SQLAlchemy 2 models of the three-layer graph, its entity graph layer, and the ledgers."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pgvector.sqlalchemy import Vector
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    CheckConstraint,
     Computed,
     DateTime,
     Float,
@@ -20,6 +21,7 @@ from sqlalchemy import (
     UniqueConstraint,
     func,
 )
+from sqlalchemy import text as sql_text
 from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -48,6 +50,9 @@ class Corpus(Base):
     n_proposition_lexemes: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     n_passages: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     n_passage_lexemes: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    #: Bumped in the same transaction as every change of the entity graph layer, so a cache keyed
+    #: by (corpus, graph_version) is never stale.
+    graph_version: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
@@ -120,7 +125,16 @@ class Entity(Base):
     """A typed named entity, de-duplicated by canonical name and type-embedding similarity."""
 
     __tablename__ = "entities"
-    __table_args__ = (Index("ix_entities_corpus_canonical", "corpus_id", "canonical_name"),)
+    __table_args__ = (
+        Index("ix_entities_corpus_canonical", "corpus_id", "canonical_name"),
+        Index(
+            "ix_entities_name_embedding_hnsw",
+            "name_embedding",
+            postgresql_using="hnsw",
+            postgresql_with={"m": 16, "ef_construction": 64},
+            postgresql_ops={"name_embedding": "vector_cosine_ops"},
+        ),
+    )
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     corpus_id: Mapped[int] = mapped_column(ForeignKey("corpora.id", ondelete="CASCADE"))
@@ -128,6 +142,12 @@ class Entity(Base):
     canonical_name: Mapped[str] = mapped_column(Text)
     type: Mapped[str] = mapped_column(Text)
     type_embedding: Mapped[Any] = mapped_column(Vector(EMBEDDING_DIM), nullable=True)
+    #: The name's embedding, for synonymy edges; NULL until the indexer's linking step embeds it.
+    name_embedding: Mapped[Any] = mapped_column(Vector(EMBEDDING_DIM), nullable=True)
+    #: Whether the synonym search has run for this entity (the linking step's resume marker).
+    synonyms_linked: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=sql_text("false")
+    )
 
 
 class EntityProposition(Base):
@@ -142,6 +162,68 @@ class EntityProposition(Base):
     proposition_id: Mapped[int] = mapped_column(
         ForeignKey("propositions.id", ondelete="CASCADE"), primary_key=True
     )
+
+
+class EntitySynonym(Base):
+    """Edge: two entities of one corpus whose name embeddings are at least the threshold alike."""
+
+    __tablename__ = "entity_synonyms"
+    __table_args__ = (
+        CheckConstraint("entity_a < entity_b", name="ck_entity_synonyms_ordered"),
+        Index("ix_entity_synonyms_entity_b", "entity_b"),
+        Index("ix_entity_synonyms_corpus", "corpus_id"),
+    )
+
+    corpus_id: Mapped[int] = mapped_column(ForeignKey("corpora.id", ondelete="CASCADE"))
+    entity_a: Mapped[int] = mapped_column(
+        ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True
+    )
+    entity_b: Mapped[int] = mapped_column(
+        ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True
+    )
+    similarity: Mapped[float] = mapped_column(Float)
+
+
+class EntityCooccurrence(Base):
+    """Edge: two entities linked to the same retrieval unit, which is the relation's text."""
+
+    __tablename__ = "entity_cooccurrences"
+    __table_args__ = (
+        CheckConstraint("entity_a < entity_b", name="ck_entity_cooccurrences_ordered"),
+        Index("ix_entity_cooccurrences_corpus", "corpus_id"),
+        Index("ix_entity_cooccurrences_entity_b", "entity_b"),
+        Index("ix_entity_cooccurrences_proposition", "proposition_id"),
+    )
+
+    corpus_id: Mapped[int] = mapped_column(ForeignKey("corpora.id", ondelete="CASCADE"))
+    entity_a: Mapped[int] = mapped_column(
+        ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True
+    )
+    entity_b: Mapped[int] = mapped_column(
+        ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True
+    )
+    proposition_id: Mapped[int] = mapped_column(
+        ForeignKey("propositions.id", ondelete="CASCADE"), primary_key=True
+    )
+
+
+class EntityPassage(Base):
+    """Containment: the entity occurs in `n_units` of the passage's retrieval units."""
+
+    __tablename__ = "entity_passages"
+    __table_args__ = (
+        Index("ix_entity_passages_passage", "passage_id"),
+        Index("ix_entity_passages_corpus", "corpus_id"),
+    )
+
+    corpus_id: Mapped[int] = mapped_column(ForeignKey("corpora.id", ondelete="CASCADE"))
+    entity_id: Mapped[int] = mapped_column(
+        ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True
+    )
+    passage_id: Mapped[int] = mapped_column(
+        ForeignKey("passages.id", ondelete="CASCADE"), primary_key=True
+    )
+    n_units: Mapped[int] = mapped_column(Integer)
 
 
 class ExtractionFailure(Base):

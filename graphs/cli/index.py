@@ -58,6 +58,12 @@ def summary_table(summary: dict[str, Any], title: str) -> Table:
         ("propositions", str(summary["propositions"])),
         ("entities", str(summary["entities"])),
         ("entity–proposition edges", str(summary["edges"])),
+        ("synonymy edges", str(summary["synonym_edges"])),
+        (
+            "co-occurrence edges",
+            f"{summary['cooccurrence_edges']} entity pairs over {summary['cooccurrence_units']} units",
+        ),
+        ("entity–passage containment", str(summary["containment_rows"])),
         ("extraction failures", str(summary["failures"])),
         ("LLM calls", f"{summary['llm_calls']} ({summary['cached_llm_calls']} from cache)"),
         ("input / output tokens", f"{summary['input_tokens']} / {summary['output_tokens']}"),
@@ -132,6 +138,10 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
                 elif node == "embed_passages":
                     progress.update(
                         task, detail=f"done {done} · failed {failed} · passage vectors stored"
+                    )
+                elif node == "link_entities":
+                    progress.update(
+                        task, detail=f"done {done} · failed {failed} · entity graph linked"
                     )
                 elif node == "summarize":
                     summary = value["summary"]

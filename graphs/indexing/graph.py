@@ -1,4 +1,4 @@
-"""The indexing pipeline as a LangGraph graph: register passages → batches in parallel → summary."""
+"""The indexing pipeline as a LangGraph graph: register → parallel batches → graph layer → summary."""
 
 from __future__ import annotations
 
@@ -23,8 +23,10 @@ from nodes.indexing.extract_spacy import SPACY_BATCH_SIZE, SpacyExtractor
 from nodes.indexing.extract_synthetic import SyntheticExtractor
 from nodes.indexing.extraction_types import Extractor, PassageInput
 from nodes.indexing.index_batch import BatchReport, index_batch
+from nodes.indexing.link_entities import LinkReport, link_entities
 from store.corpora import add_passages, corpus_id, corpus_stats, ensure_corpus
 from store.entities import DEFAULT_TYPE_THRESHOLD
+from store.entity_graph_links import SYNONYM_THRESHOLD
 from store.graph_writes import passages_without_embedding, set_passage_embeddings
 from store.ledger import corpus_token_totals
 
@@ -54,6 +56,10 @@ class IndexContext:
         default=DEFAULT_TYPE_THRESHOLD,
         metadata={"description": "type-embedding cosine needed to merge same-named entities"},
     )
+    synonym_threshold: float = field(
+        default=SYNONYM_THRESHOLD,
+        metadata={"description": "name-embedding cosine from which two entities are synonyms"},
+    )
     embed_passages: bool = field(
         default=True,
         metadata={"description": "also embed whole passages (the dense baselines need them)"},
@@ -68,6 +74,11 @@ class IndexContext:
     chat_model: str | None = field(
         default=None, metadata={"description": "override GRASP_CHAT_MODEL for the llm extractor"}
     )
+
+    def __post_init__(self) -> None:
+        """Refuse a synonym threshold that is not a cosine."""
+        if not 0.0 < self.synonym_threshold <= 1.0:
+            raise ValueError(f"synonym_threshold must be in (0, 1], got {self.synonym_threshold}")
 
 
 def add_reports(left: dict[str, int], right: dict[str, int]) -> dict[str, int]:
@@ -209,6 +220,18 @@ class IndexNodes:
             )
         return {"counters": {"passages_embedded": len(todo)}}
 
+    async def link_entities(
+        self, state: IndexState, runtime: Runtime[IndexContext]
+    ) -> dict[str, Any]:
+        """Embed new entity names and link synonyms: the graph layer's resumable last step."""
+        context, services = await self.wiring.resolve(runtime)
+        started = time.perf_counter()
+        report: LinkReport = await link_entities(
+            services, state["corpus_id"], threshold=context.synonym_threshold
+        )
+        elapsed_ms = round((time.perf_counter() - started) * 1000)
+        return {"counters": {**report.__dict__, "link_entities_ms": elapsed_ms}}
+
     async def summarize(self, state: IndexState, runtime: Runtime[IndexContext]) -> dict[str, Any]:
         """The corpus's counts and tokens, this run's counters, and its first errors."""
         _, services = await self.wiring.resolve(runtime)
@@ -231,11 +254,13 @@ def build_index_graph(services: Services | ServicesProvider | None = None) -> In
     # mypy cannot match `type[BatchTask]` (a TypedDict class) to LangGraph's TypedDictLike bound.
     graph.add_node("index_batch", nodes.run_batch, input_schema=BatchTask)  # type: ignore[call-overload]
     graph.add_node("embed_passages", nodes.embed_passages)
+    graph.add_node("link_entities", nodes.link_entities)
     graph.add_node("summarize", nodes.summarize)
     graph.add_edge(START, "register_passages")
     graph.add_conditional_edges("register_passages", fan_out, ["index_batch", "embed_passages"])
     graph.add_edge("index_batch", "embed_passages")
-    graph.add_edge("embed_passages", "summarize")
+    graph.add_edge("embed_passages", "link_entities")
+    graph.add_edge("link_entities", "summarize")
     graph.add_edge("summarize", END)
     return graph.compile(name="index")
 
