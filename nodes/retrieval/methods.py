@@ -114,4 +114,3 @@ def sa_rag_passages(
         params,
     )
     return [pid for pid, _ in result.passages[:k]]
-
