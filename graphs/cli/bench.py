@@ -206,7 +206,7 @@ def _line(label: str, values: list[float]) -> str:
     ordered = sorted(values)
     p95 = ordered[max(0, int(np.ceil(0.95 * len(ordered))) - 1)]
     median, mean = statistics.median(ordered), statistics.fmean(ordered)
-    return f"{label:<18}{median:>8.1f}{p95:>8.1f}{mean:>8.1f}"
+    return f"{label:<24}{median:>8.1f}{p95:>8.1f}{mean:>8.1f}"
 
 
 def _verdict(method: str, totals: list[float]) -> str:
@@ -270,7 +270,7 @@ def handle_retrieve(args: argparse.Namespace) -> int:
         f"queries: {args.queries} timed after {WARM_UP} warm-up; k_props={params.k_props}, "
         f"k_entities={params.k_entities}, top-{TOP_ENTITIES} entities to RankVote, "
         "query embedding excluded",
-        f"{'latency (ms)':<18}{'p50':>8}{'p95':>8}{'mean':>8}",
+        f"{'latency (ms)':<24}{'p50':>8}{'p95':>8}{'mean':>8}",
         *(
             _line(label if label == "total" and len(timings) == 1 else f"{method} {label}", values)
             for method, stages in timings.items()
