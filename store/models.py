@@ -44,8 +44,8 @@ class Corpus(Base):
     __tablename__ = "corpora"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
-    embedder: Mapped[str | None] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(Text, unique=True)
+    embedder: Mapped[str | None] = mapped_column(Text)
     n_propositions: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     n_proposition_lexemes: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     n_passages: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
@@ -251,11 +251,11 @@ class LlmCall(Base):
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     corpus_id: Mapped[int | None] = mapped_column(ForeignKey("corpora.id", ondelete="SET NULL"))
-    run_id: Mapped[str | None] = mapped_column(String(100))
-    node: Mapped[str] = mapped_column(String(100))
-    agent_id: Mapped[str | None] = mapped_column(String(100))
+    run_id: Mapped[str | None] = mapped_column(Text)
+    node: Mapped[str] = mapped_column(Text)
+    agent_id: Mapped[str | None] = mapped_column(Text)
     iteration: Mapped[int | None] = mapped_column(Integer)
-    model: Mapped[str] = mapped_column(String(200))
+    model: Mapped[str] = mapped_column(Text)
     input_tokens: Mapped[int] = mapped_column(Integer)
     output_tokens: Mapped[int] = mapped_column(Integer)
     latency_s: Mapped[float] = mapped_column(Float)
@@ -269,7 +269,7 @@ class LlmCacheEntry(Base):
     __tablename__ = "llm_cache"
 
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
-    model: Mapped[str] = mapped_column(String(200))
+    model: Mapped[str] = mapped_column(Text)
     response: Mapped[str] = mapped_column(Text)
     input_tokens: Mapped[int] = mapped_column(Integer)
     output_tokens: Mapped[int] = mapped_column(Integer)
