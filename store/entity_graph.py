@@ -211,23 +211,14 @@ def entity_unit_cosines(
         return {int(r[0]): float(r[1]) for r in session.execute(statement, params)}
 
 
-# Each shared unit's cosine is computed once (a 4-hop neighbourhood covers most pairs of a corpus,
-# and a unit is shared by many pairs), then every pair keeps its best unit.
 RELATION_COSINES = _with_query("""
-WITH shared AS (
-    SELECT c.entity_a, c.entity_b, c.proposition_id
-    FROM unnest(CAST(:a AS bigint[]), CAST(:b AS bigint[])) AS w(a, b)
-    JOIN entity_cooccurrences c ON c.entity_a = w.a AND c.entity_b = w.b
-    WHERE c.corpus_id = :corpus
-),
-units AS (
-    SELECT p.id, p.embedding <=> :q AS distance
-    FROM propositions p
-    WHERE p.id IN (SELECT proposition_id FROM shared)
-)
-SELECT DISTINCT ON (s.entity_a, s.entity_b) s.entity_a, s.entity_b, 1 - u.distance AS cos, u.id
-FROM shared s JOIN units u ON u.id = s.proposition_id
-ORDER BY s.entity_a, s.entity_b, u.distance, u.id
+SELECT DISTINCT ON (c.entity_a, c.entity_b)
+       c.entity_a, c.entity_b, 1 - (p.embedding <=> :q) AS cos, p.id
+FROM unnest(CAST(:a AS bigint[]), CAST(:b AS bigint[])) AS w(a, b)
+JOIN entity_cooccurrences c ON c.entity_a = w.a AND c.entity_b = w.b
+JOIN propositions p ON p.id = c.proposition_id
+WHERE c.corpus_id = :corpus
+ORDER BY c.entity_a, c.entity_b, p.embedding <=> :q, p.id
 """)
 
 
