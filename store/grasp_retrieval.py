@@ -133,10 +133,9 @@ def search_entities(
             ]
             for link in (by_id[eid] for eid, _ in ranked)
         }
-        texts = proposition_texts(session, [p for ps in shown.values() for p in ps])
-        passage_of = {
-            pid: passage for pid, (_, passage) in proposition_texts(session, list(scores)).items()
-        }
+        # One round trip for both uses: the shown texts are among the scored propositions.
+        texts = proposition_texts(session, list(scores))
+        passage_of = {pid: passage for pid, (_, passage) in texts.items()}
     hits = [
         PassageHit(passage_id=passage, score=score)
         for passage, score in top_k(hit_passages(best, passage_of), len(best))
