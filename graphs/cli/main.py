@@ -19,6 +19,8 @@ COMMAND_MODULES = (
     "graphs.cli.ask",
     "graphs.cli.bench",
     "graphs.cli.db",
+    "graphs.cli.corpus",
+    "graphs.cli.view",
     "evals.commands",
 )
 
