@@ -14,6 +14,9 @@ def register(sub: Any) -> None:
     """Add the `db` command."""
     parser: argparse.ArgumentParser = sub.add_parser("db", help="manage the database")
     parser.add_argument("action", choices=["url", "migrate", "stop"])
+    parser.add_argument(
+        "--force", action="store_true", help="stop: even while other grasp commands use it"
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -24,9 +27,33 @@ def handle(args: argparse.Namespace) -> int:
 
     settings = Settings.from_env()
     if args.action == "stop":
-        stopped = stop_embedded_server(settings.pg_data_dir)
-        console.print("stopped" if stopped else "no embedded server running")
+        return stop(settings, force=args.force)
+    if args.action == "url" and settings.database_url:
+        # Shown without connecting: a user whose server is down still sees where it points.
+        console.print(redact(settings.database_url))
         return 0
     _, url = open_engine(settings)  # starts and migrates as a side effect
     console.print(redact(url))
+    return 0
+
+
+def stop(settings: Settings, *, force: bool) -> int:
+    """Stop the embedded server and say what really happened."""
+    from graphs.cli.main import console, errors
+
+    if settings.database_url:
+        errors.print("DATABASE_URL is set: grasp only stops its own embedded server")
+        return 1
+    outcome = stop_embedded_server(settings.pg_data_dir, force=force)
+    if outcome.users and not outcome.stopped:
+        pids = ", ".join(str(pid) for pid in outcome.users)
+        errors.print(f"not stopped: grasp commands still use it (pid {pids}); add --force")
+        return 1
+    if not outcome.was_running:
+        console.print("no embedded server running")
+        return 0
+    if not outcome.stopped:
+        errors.print(f"the server over {settings.pg_data_dir} did not stop; see its log there")
+        return 1
+    console.print("stopped")
     return 0

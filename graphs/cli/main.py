@@ -7,10 +7,12 @@ import asyncio
 import importlib
 import logging
 import os
+import warnings
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 #: Modules that add sub-commands. `evals.commands` is loaded by name, not imported statically,
 #: because imports point one way (evals → graphs) and the CLI must not depend on the evals package.
@@ -65,6 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run_handler(args.handler, args)
     except KeyboardInterrupt:
+        # Tasks cut off mid-flight leave coroutines that never ran; their warning is noise here.
+        warnings.filterwarnings("ignore", "coroutine .* was never awaited", RuntimeWarning)
         errors.print(
             "[yellow]interrupted[/]: finished work is saved; run the same command again to continue"
         )
@@ -72,5 +76,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # every failure reaches the user as one clear line, not a trace
         if args.verbose:
             raise
-        errors.print(f"[red]error[/]: {type(exc).__name__}: {exc}")
+        errors.print(f"[red]error[/]: {escape(one_line(exc))}", soft_wrap=True)
         return 1
+
+
+def one_line(exc: BaseException) -> str:
+    """A failure as one line; an unreachable database says so (drivers' texts span lines)."""
+    if type(exc).__name__ == "OperationalError":  # sqlalchemy's or psycopg's
+        cause = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        reason = cause[0].strip() if cause else ""
+        return f"the database cannot be reached: {reason} (`grasp db url` shows where it points)"
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}"
