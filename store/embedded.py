@@ -66,9 +66,7 @@ def stop_embedded_server(data_dir: Path, *, force: bool = False) -> StopOutcome:
     bin_path = utils.POSTGRES_VERSIONS[utils.TARGET_POSTGRES_VERSION]
     # As root the server runs as the `pgserver` user, and pg_ctl must too.
     user = "pgserver" if hasattr(os, "geteuid") and os.geteuid() == 0 else None
-    run(
-        "pg_ctl", ("-w", "-m", "fast", "-D", str(data_dir), "stop"), bin_path=bin_path, user=user
-    )
+    run("pg_ctl", ("-w", "-m", "fast", "-D", str(data_dir), "stop"), bin_path=bin_path, user=user)
     _forget_users(handles)
     return StopOutcome(stopped=_postmaster_pid(data_dir) is None, was_running=True, users=users)
 
