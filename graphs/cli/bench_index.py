@@ -12,6 +12,7 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
+from graphs.cli.bench_names import bench_corpus
 from graphs.cli.index import CPU_BATCH_CONCURRENCY
 from graphs.indexing.graph import IndexContext, build_index_graph
 from graphs.runtime.settings import Settings
@@ -67,7 +68,7 @@ def register_bench(sub: Any) -> None:
     parser = sub.add_parser("index", help="index synthetic passages (no LLM) and time it")
     parser.add_argument("--passages", type=int, default=11656)
     parser.add_argument("--sentences", type=int, default=5, help="propositions per passage")
-    parser.add_argument("--corpus", default="bench-index")
+    parser.add_argument("--corpus", type=bench_corpus, default="bench-index")
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--concurrency", type=int, default=CPU_BATCH_CONCURRENCY)
     parser.add_argument("--no-passage-embeddings", action="store_true")
