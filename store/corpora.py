@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 
 from sqlalchemy import (
     ColumnElement,
@@ -17,9 +18,11 @@ from sqlalchemy import (
     delete,
     func,
     select,
+    text,
     update,
 )
 from sqlalchemy.dialects.postgresql import ARRAY, insert
+from sqlalchemy.orm import Session
 
 from store.engine import StoreError, transaction
 from store.models import (
@@ -31,6 +34,7 @@ from store.models import (
     EntitySynonym,
     ExtractionFailure,
     Passage,
+    PassageSource,
     Proposition,
 )
 
@@ -47,6 +51,8 @@ class PassageRow:
     title: str
     text: str
     status: str
+    #: Whether this call inserted it (False: it was stored before, or is a duplicate input).
+    added: bool = False
 
 
 @dataclass(frozen=True)
@@ -118,11 +124,12 @@ def _hash_filter(corpus: int, hashes: Sequence[str]) -> ColumnElement[bool]:
 
 
 def add_passages(
-    engine: Engine, corpus: int, passages: Sequence[tuple[str, str]]
+    engine: Engine, corpus: int, passages: Sequence[tuple[str, str]], source: str | None = None
 ) -> list[PassageRow]:
     """Insert passages not yet in the corpus and return every given passage's row, in order.
 
-    Duplicates (same title and text) inside the input or already stored map to one row.
+    Duplicates (same title and text) inside the input or already stored map to one row. With a
+    `source`, every given passage is recorded as held by it (see store.deletion.prune_source).
     """
     hashes = [content_hash(title, text) for title, text in passages]
     with transaction(engine) as session:
@@ -146,15 +153,16 @@ def add_passages(
                 }
         values = list(fresh.values())
         lexemes: list[int] = []
+        inserted: set[str] = set()
         for start in range(0, len(values), INSERT_CHUNK):
-            lexemes.extend(
-                session.execute(
-                    insert(Passage)
-                    .values(values[start : start + INSERT_CHUNK])
-                    .on_conflict_do_nothing(constraint="uq_passages_corpus_hash")
-                    .returning(Passage.n_lexemes)
-                ).scalars()
-            )
+            for digest, n_lexemes in session.execute(
+                insert(Passage)
+                .values(values[start : start + INSERT_CHUNK])
+                .on_conflict_do_nothing(constraint="uq_passages_corpus_hash")
+                .returning(Passage.content_hash, Passage.n_lexemes)
+            ):
+                inserted.add(digest)
+                lexemes.append(n_lexemes)
         if lexemes:
             session.execute(
                 update(Corpus)
@@ -169,21 +177,48 @@ def add_passages(
                 Passage.content_hash, Passage.id, Passage.title, Passage.text, Passage.status
             ).where(_hash_filter(corpus, hashes))
         ).all()
+        if source is not None:
+            _link_source(session, corpus, source, sorted({row[1] for row in rows}))
     by_hash = {row[0]: PassageRow(row[1], row[2], row[3], row[4]) for row in rows}
-    return [by_hash[digest] for digest in hashes]
+    first = {digest: index for index, digest in reversed(list(enumerate(hashes)))}
+    return [
+        replace(by_hash[digest], added=digest in inserted and first[digest] == index)
+        for index, digest in enumerate(hashes)
+    ]
+
+
+# One array parameter for all the ids: a 100k-passage file is one short statement.
+LINK_SOURCE = text("""
+INSERT INTO passage_sources (corpus_id, passage_id, source)
+SELECT :corpus, id, :source FROM unnest(CAST(:ids AS bigint[])) AS given(id)
+ON CONFLICT DO NOTHING
+""")
+
+
+def _link_source(session: Session, corpus: int, source: str, ids: Sequence[int]) -> None:
+    session.execute(LINK_SOURCE, {"corpus": corpus, "source": source, "ids": list(ids)})
 
 
 def record_failure(
     engine: Engine, corpus: int, passage_id: int, error: str, raw_output: str | None
 ) -> None:
-    """Mark a passage failed, keeping the model's raw output so nothing is lost."""
+    """Mark a passage failed, keeping the model's raw output so nothing is lost.
+
+    A passage deleted while it was being extracted stays deleted: nothing is recorded for it.
+    """
     with transaction(engine) as session:
-        session.add(
-            ExtractionFailure(
-                corpus_id=corpus, passage_id=passage_id, error=error, raw_output=raw_output
+        marked = session.execute(
+            update(Passage)
+            .where(Passage.id == passage_id, Passage.corpus_id == corpus)
+            .values(status="failed")
+            .returning(Passage.id)
+        ).scalar()
+        if marked is not None:
+            session.add(
+                ExtractionFailure(
+                    corpus_id=corpus, passage_id=passage_id, error=error, raw_output=raw_output
+                )
             )
-        )
-        session.execute(update(Passage).where(Passage.id == passage_id).values(status="failed"))
 
 
 def corpus_stats(engine: Engine, name: str) -> CorpusStats:
@@ -249,6 +284,62 @@ def corpus_stats(engine: Engine, name: str) -> CorpusStats:
         cooccurrence_units=cooccurrence_units,
         containment_rows=containment_rows,
     )
+
+
+@dataclass(frozen=True)
+class CorpusListing:
+    """One line of `grasp corpus list`."""
+
+    name: str
+    embedder: str | None
+    passages: int
+    propositions: int
+    entities: int
+    sources: int
+    created_at: datetime
+
+
+def list_corpora(engine: Engine) -> list[CorpusListing]:
+    """Every corpus of the database by name, with its size (from the exact counters)."""
+    entities = (
+        select(func.count())
+        .select_from(Entity)
+        .where(Entity.corpus_id == Corpus.id)
+        .scalar_subquery()
+    )
+    sources = (
+        select(func.count(PassageSource.source.distinct()))
+        .where(PassageSource.corpus_id == Corpus.id)
+        .scalar_subquery()
+    )
+    with transaction(engine) as session:
+        rows = session.execute(
+            select(
+                Corpus.name,
+                Corpus.embedder,
+                Corpus.n_passages,
+                Corpus.n_propositions,
+                entities,
+                sources,
+                Corpus.created_at,
+            ).order_by(Corpus.name)
+        ).all()
+    return [
+        CorpusListing(r[0], r[1], int(r[2]), int(r[3]), int(r[4]), int(r[5]), r[6]) for r in rows
+    ]
+
+
+def corpus_sources(engine: Engine, corpus: int) -> list[str]:
+    """The sources (file or folder paths) the corpus holds passages of, sorted."""
+    with transaction(engine) as session:
+        return list(
+            session.execute(
+                select(PassageSource.source)
+                .where(PassageSource.corpus_id == corpus)
+                .distinct()
+                .order_by(PassageSource.source)
+            ).scalars()
+        )
 
 
 def delete_corpus(engine: Engine, name: str) -> bool:

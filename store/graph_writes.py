@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import Engine, select, text, update
+from pgvector.sqlalchemy import Vector
+from sqlalchemy import Engine, bindparam, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -18,7 +19,14 @@ from store.entities import (
     canonical_name,
     choose_match,
 )
-from store.models import Corpus, Entity, EntityProposition, Passage, Proposition
+from store.models import (
+    EMBEDDING_DIM,
+    Corpus,
+    Entity,
+    EntityProposition,
+    Passage,
+    Proposition,
+)
 
 FloatVector = npt.NDArray[np.float32]
 
@@ -88,9 +96,10 @@ def write_extracted(
     items: Sequence[ExtractedPassage],
     type_threshold: float = DEFAULT_TYPE_THRESHOLD,
 ) -> WriteCounts:
-    """Store a batch in one transaction; passages already done (by another run) are skipped.
+    """Store a batch in one transaction; passages done or deleted meanwhile are skipped.
 
-    Entity resolution holds a per-corpus advisory lock so concurrent batches never create the same
+    Passages another run finished, or that were deleted while this batch extracted them, are left
+    alone. Entity resolution holds a per-corpus advisory lock so concurrent batches never create the same
     entity twice; extraction itself (the slow part) runs outside it. The batch's co-occurrence and
     containment rows are written in the same transaction, which bumps the corpus's graph_version.
     """
@@ -98,12 +107,14 @@ def write_extracted(
     with transaction(engine) as session:
         session.execute(ENTITY_LOCK, {"key": ENTITY_LOCK_KEY, "corpus": corpus})
         wanted = [item.passage_id for item in items]
-        done = set(
+        open_ids = set(
             session.execute(
-                select(Passage.id).where(Passage.id.in_(wanted), Passage.status == "done")
+                select(Passage.id).where(
+                    Passage.id.in_(wanted), Passage.corpus_id == corpus, Passage.status != "done"
+                )
             ).scalars()
         )
-        todo = [item for item in items if item.passage_id not in done]
+        todo = [item for item in items if item.passage_id in open_ids]
         if not todo:
             return counts
         proposition_ids, lexemes = _insert_propositions(session, corpus, todo)
@@ -188,8 +199,8 @@ def _resolve_and_link(
     edges: set[tuple[int, int]] = set()
     for entity, linked in mentions:
         canonical = canonical_name(entity.name)
-        if not canonical:
-            continue
+        if not canonical or not linked:
+            continue  # an entity exists only through the units that mention it
         match = choose_match(canonical, entity.type_embedding, candidates, threshold)
         if match is None:
             match = session.execute(
@@ -216,12 +227,22 @@ def _resolve_and_link(
     counts.edges += len(edges)
 
 
+# A plain executemany, not the ORM's bulk update by primary key, which fails the whole chunk when
+# a passage was deleted (`grasp delete`, a re-index of its file) after its vector was computed.
+SET_PASSAGE_EMBEDDING = text(
+    "UPDATE passages SET embedding = :vector WHERE id = :passage"
+).bindparams(bindparam("vector", type_=Vector(EMBEDDING_DIM)))
+
+
 def set_passage_embeddings(engine: Engine, ids: Sequence[int], vectors: FloatVector) -> None:
-    """Store passage embeddings (used by the dense baselines, not by GRASP itself)."""
+    """Store passage embeddings (used by the dense baselines, not by GRASP itself).
+
+    Passages deleted meanwhile are skipped.
+    """
     with transaction(engine) as session:
-        session.execute(
-            update(Passage),
-            [{"id": pid, "embedding": vector} for pid, vector in zip(ids, vectors, strict=True)],
+        session.connection().execute(
+            SET_PASSAGE_EMBEDDING,
+            [{"passage": pid, "vector": vector} for pid, vector in zip(ids, vectors, strict=True)],
         )
 
 

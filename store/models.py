@@ -226,6 +226,19 @@ class EntityPassage(Base):
     n_units: Mapped[int] = mapped_column(Integer)
 
 
+class PassageSource(Base):
+    """A source (file or folder path) that holds the passage; a passage may have several."""
+
+    __tablename__ = "passage_sources"
+    __table_args__ = (Index("ix_passage_sources_corpus_source", "corpus_id", "source"),)
+
+    corpus_id: Mapped[int] = mapped_column(ForeignKey("corpora.id", ondelete="CASCADE"))
+    passage_id: Mapped[int] = mapped_column(
+        ForeignKey("passages.id", ondelete="CASCADE"), primary_key=True
+    )
+    source: Mapped[str] = mapped_column(Text, primary_key=True)
+
+
 class ExtractionFailure(Base):
     """A passage the extractor could not handle, with the model's raw output and the error."""
 

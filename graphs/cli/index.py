@@ -22,7 +22,13 @@ CPU_BATCH_CONCURRENCY = 2
 
 def register(sub: Any) -> None:
     """Add the `index` and `stats` commands."""
-    index = sub.add_parser("index", help="index a corpus file or folder into the graph store")
+    index = sub.add_parser(
+        "index",
+        help="index a corpus file or folder into the graph store",
+        description="Index a corpus file or folder. Re-indexing the same path updates the corpus "
+        "to mirror it: new and edited passages are extracted, passages the path no longer has "
+        "are removed (unless another indexed path has them), unchanged ones cost nothing.",
+    )
     index.add_argument(
         "path", type=Path, help="HippoRAG corpus JSON, JSON lines, or a folder of .txt/.md"
     )
@@ -35,7 +41,9 @@ def register(sub: Any) -> None:
         default=defaults.batch_size,
         help="passages per call (0: default)",
     )
-    index.add_argument("--limit", type=int, default=0, help="only the first N passages")
+    index.add_argument(
+        "--limit", type=int, default=0, help="only the first N passages (then nothing is removed)"
+    )
     index.add_argument("--concurrency", type=int, default=0, help="batches in flight (0: default)")
     index.add_argument("--retry-failed", action="store_true", help="re-extract failed passages")
     index.add_argument("--no-passage-embeddings", action="store_true", help="skip passage vectors")
@@ -84,8 +92,6 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
     from graphs.cli.main import console, errors
 
     passages = read_corpus(args.path)
-    if args.limit:
-        passages = passages[: args.limit]
     context = IndexContext(
         extractor=args.extractor,
         batch_size=args.batch_size,
@@ -97,10 +103,14 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
         settings.llm_concurrency if args.extractor == "llm" else CPU_BATCH_CONCURRENCY
     )
     graph = build_index_graph()
+    # The file's resolved path is its source: re-indexing it makes the corpus mirror it.
     state: IndexState = {
         "corpus": args.corpus,
         "passages": [{"title": p.title, "text": p.text} for p in passages],
+        "source": str(args.path.resolve()),
     }
+    if args.limit:
+        state["limit"] = args.limit
     started = time.time()
     summary: dict[str, Any] = {}
     done = failed = pending = tokens_in = tokens_out = 0
@@ -149,12 +159,28 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
     return summary
 
 
+def source_sync_line(counters: dict[str, int]) -> str | None:
+    """What a re-index changed in the corpus, or None when it was a plain first index."""
+    changed = counters.get("passages_changed", 0)
+    removed = counters.get("passages_removed", 0)
+    if not (changed or removed):
+        return None
+    new = counters.get("passages_added", 0) - changed
+    unchanged = counters.get("passages_total", 0) - counters.get("passages_added", 0)
+    return (
+        f"updated from the file: {changed} changed, {new} new, {removed} removed, "
+        f"{unchanged} unchanged"
+    )
+
+
 def handle_index(args: argparse.Namespace) -> int:
     """Index the corpus, print its table, and say how to finish passages left pending."""
     from graphs.cli.main import console
 
     summary = asyncio.run(run_index(args))
     console.print(summary_table(summary, f"corpus {args.corpus}"))
+    if line := source_sync_line(summary.get("this_run", {})):
+        console.print(line, soft_wrap=True)
     if summary.get("passages_pending"):
         console.print(
             f"[yellow]{summary['passages_pending']} passages are still pending[/] "

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import operator
 import time
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypedDict
@@ -24,7 +26,8 @@ from nodes.indexing.extract_synthetic import SyntheticExtractor
 from nodes.indexing.extraction_types import Extractor, PassageInput
 from nodes.indexing.index_batch import BatchReport, index_batch
 from nodes.indexing.link_entities import LinkReport, link_entities
-from store.corpora import add_passages, corpus_id, corpus_stats, ensure_corpus
+from store.corpora import PassageRow, add_passages, corpus_id, corpus_stats, ensure_corpus
+from store.deletion import prune_source
 from store.entities import DEFAULT_TYPE_THRESHOLD
 from store.entity_graph_links import SYNONYM_THRESHOLD
 from store.graph_writes import passages_without_embedding, set_passage_embeddings
@@ -87,11 +90,17 @@ def add_reports(left: dict[str, int], right: dict[str, int]) -> dict[str, int]:
 
 
 class IndexState(TypedDict, total=False):
-    """Input: corpus and passages (or a source path). Output: counters and the summary."""
+    """Input: corpus and passages (or a source path). Output: counters and the summary.
+
+    `source` names where the passages come from (the CLI gives the file's resolved path; a
+    `source_path` is its own source). With a source and no `limit`, the corpus is made to mirror
+    it: passages the source held before but no longer has are removed (see `sync_source`).
+    """
 
     corpus: str
     passages: list[dict[str, str]]
     source_path: str
+    source: str
     limit: int
     corpus_id: int
     started_at: float
@@ -136,6 +145,30 @@ def make_extractor(context: IndexContext, services: Services) -> Extractor:
     return SyntheticExtractor()
 
 
+def source_key(state: IndexState) -> str | None:
+    """The source the run's passages are recorded under, if any."""
+    if state.get("source"):
+        return state["source"]
+    if state.get("source_path"):
+        return str(Path(state["source_path"]).resolve())
+    return None
+
+
+def sync_source(
+    engine: Engine, corpus: int, source: str, rows: Sequence[PassageRow]
+) -> dict[str, int]:
+    """Remove what the source no longer holds; count how many of those were edited, not dropped.
+
+    A passage is its content (title and text): an edited passage is a new passage, and its old
+    version leaves with everything derived from it. An old version whose title the new read
+    still has counts as changed; the rest as removed.
+    """
+    report = prune_source(engine, corpus, source, keep=[row.id for row in rows])
+    added = Counter(row.title for row in rows if row.added)
+    changed = sum((Counter(report.titles) & added).values())
+    return {"passages_changed": changed, "passages_removed": report.passages - changed}
+
+
 def fan_out(state: IndexState) -> list[Send] | Literal["embed_passages"]:
     """One `index_batch` task per batch, run in parallel; straight on when nothing is left to do."""
     if not state.get("batches"):
@@ -157,17 +190,21 @@ class IndexNodes:
     ) -> dict[str, Any]:
         """Store the passages and split the distinct ones still to extract into batches."""
         context, services = await self.wiring.resolve(runtime)
-        source = state.get("passages")
-        if source is None and state.get("source_path"):
+        given = state.get("passages")
+        if given is None and state.get("source_path"):
             read = await asyncio.to_thread(read_corpus, Path(state["source_path"]))
-            source = [{"title": p.title, "text": p.text} for p in read]
-        pairs = [(p.get("title", ""), p.get("text", "")) for p in source or []]
+            given = [{"title": p.title, "text": p.text} for p in read]
+        pairs = [(p.get("title", ""), p.get("text", "")) for p in given or []]
         if state.get("limit"):
             pairs = pairs[: state["limit"]]
         corpus_id = await asyncio.to_thread(
             ensure_corpus, services.engine, state["corpus"], services.embedder.name
         )
-        rows = await asyncio.to_thread(add_passages, services.engine, corpus_id, pairs)
+        source = source_key(state)
+        rows = await asyncio.to_thread(add_passages, services.engine, corpus_id, pairs, source)
+        synced: dict[str, int] = {}
+        if source is not None and not state.get("limit"):
+            synced = await asyncio.to_thread(sync_source, services.engine, corpus_id, source, rows)
         wanted = {"pending", "failed"} if context.retry_failed else {"pending"}
         seen: set[int] = set()
         todo = []
@@ -185,6 +222,8 @@ class IndexNodes:
             "counters": {
                 "passages_total": len({row.id for row in rows}),
                 "passages_skipped": already,
+                "passages_added": sum(row.added for row in rows),
+                **synced,
             },
         }
 
