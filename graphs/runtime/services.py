@@ -79,7 +79,11 @@ def build_services(settings: Settings) -> Services:
         extractor_llm=_client(
             settings, engine, spec, temperature=EXTRACTOR_TEMPERATURE, max_tokens=LOCAL_MAX_TOKENS
         ),
-        embedder=make_embedder(settings.embedder, settings.google_api_key),
+        embedder=make_embedder(
+            settings.embedder,
+            settings.google_api_key,
+            gemini_base_url=settings.endpoints.gemini_base_url,
+        ),
     )
 
 
@@ -95,6 +99,7 @@ def _client(
         engine=engine,
         use_cache=settings.llm_cache,
         concurrency=settings.llm_concurrency,
+        endpoints=settings.endpoints,
     )
 
 

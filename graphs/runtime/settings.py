@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphs.models.embedders import GEMINI_EMBEDDER, MINILM_NAME
+from graphs.models.endpoints import ProviderEndpoints, parse_schema_style
 from nodes.llm.client import DEFAULT_CONCURRENCY
 
 DEFAULT_GEMINI_CHAT = "gemini:gemini-3-flash-preview"
@@ -36,10 +37,16 @@ class Settings:
     llm_cache: bool = True
     llm_concurrency: int = DEFAULT_CONCURRENCY
     model_dir: Path = field(default_factory=_default_model_dir)
+    #: Base URLs and keys of OpenAI-compatible and Gemini endpoints (docs/providers.md).
+    endpoints: ProviderEndpoints = field(default_factory=ProviderEndpoints)
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
-        """Read GRASP_* variables, DATABASE_URL and GOOGLE_API_KEY (Gemini is the default with a key)."""
+        """Read GRASP_* variables, DATABASE_URL, the provider keys and base URLs.
+
+        Gemini is the default with a Google key; OPENAI_* and GOOGLE_GEMINI_BASE_URL point chat
+        models and embedders at other endpoints (docs/providers.md).
+        """
         env = dict(os.environ if env is None else env)
         key = env.get("GOOGLE_API_KEY") or env.get("GEMINI_API_KEY") or None
         chat = env.get("GRASP_CHAT_MODEL") or (DEFAULT_GEMINI_CHAT if key else LOCAL_CHAT)
@@ -56,6 +63,12 @@ class Settings:
             model_dir=Path(env["GRASP_MODEL_DIR"])
             if env.get("GRASP_MODEL_DIR")
             else _default_model_dir(),
+            endpoints=ProviderEndpoints(
+                openai_base_url=env.get("OPENAI_BASE_URL") or None,
+                openai_api_key=env.get("OPENAI_API_KEY") or None,
+                openai_schema=parse_schema_style(env.get("GRASP_OPENAI_SCHEMA") or "json_schema"),
+                gemini_base_url=env.get("GOOGLE_GEMINI_BASE_URL") or None,
+            ),
         )
 
     @property
