@@ -1,7 +1,9 @@
 """`grasp ask` (resumable through PostgreSQL checkpoints), and the `runs` and `show` commands.
 
 `ask` prints the thread id first; re-running it with `--thread` continues an interrupted run
-from its last checkpoint, or prints a finished one without calling the model.
+from its last checkpoint, or prints a finished one without calling the model. `--method` picks
+any answering method of graphs/peers/registry.py (GRASP by default); every one is checkpointed
+the same way, and its thread records which method ran it.
 """
 
 from __future__ import annotations
@@ -28,35 +30,52 @@ from graphs.cli.ask_report import (
     short,
     summarize,
 )
+from graphs.peers.registry import DEFAULT_METHOD, METHODS, build_method_graph, method_context
 from graphs.runtime.checkpoints import (
     last_run,
     open_checkpointer,
     read_steps,
     sub_agent_namespace,
 )
-from graphs.runtime.run_history import Refused, report, run_runs, run_show, run_span, say, step_of
+from graphs.runtime.run_history import (
+    METHOD_KEY,
+    Refused,
+    describe,
+    report,
+    run_runs,
+    run_show,
+    run_span,
+    say,
+    step_of,
+)
 from graphs.runtime.services import services_for
 from graphs.runtime.settings import Settings
 
 
 def register(sub: Any) -> None:
     """Add the `ask`, `runs` and `show` commands."""
-    ask = sub.add_parser("ask", help="answer a question with the GRASP agent (resumable)")
+    ask = sub.add_parser("ask", help="answer a question with GRASP or a peer method (resumable)")
     ask.add_argument("question")
     ask.add_argument("--corpus", required=True, help="the indexed corpus to answer from")
+    ask.add_argument(
+        "--method",
+        choices=list(METHODS),
+        default=DEFAULT_METHOD,
+        help="the answering method (default: grasp)",
+    )
     ask.add_argument(
         "--thread", help="thread id: resume an interrupted run, or show a finished one"
     )
     ask.add_argument("--stream", action="store_true", help="print every node's result live")
-    ask.add_argument("--max-iterations", type=int, help="search rounds per sub-agent")
-    ask.add_argument("--planner", choices=["on", "off"])
-    ask.add_argument("--entity-selection", choices=["llm", "off"])
+    ask.add_argument("--max-iterations", type=int, help="GRASP: search rounds per sub-agent")
+    ask.add_argument("--planner", choices=["on", "off"], help="GRASP only")
+    ask.add_argument("--entity-selection", choices=["llm", "off"], help="GRASP only")
     ask.add_argument(
         "--set",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="any GraspContext field, e.g. --set k_passages=3 (repeatable)",
+        help="any field of the method's Context, e.g. --set k_passages=3 (repeatable)",
     )
     ask.set_defaults(handler=handle_ask)
 
@@ -69,9 +88,14 @@ def register(sub: Any) -> None:
     show.set_defaults(handler=handle_show)
 
 
+GRASP_FLAGS = ("max_iterations", "planner", "entity_selection")
+
+
 def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
-    """GraspContext overrides from --set KEY=VALUE and the named flags (the flags win)."""
-    defaults = {f.name: f.default for f in fields(GraspContext)}
+    """Context overrides from --set KEY=VALUE and the named flags (the flags win)."""
+    method = getattr(args, "method", DEFAULT_METHOD)
+    context = GraspContext if method == DEFAULT_METHOD else METHODS[method].context
+    defaults = {f.name: f.default for f in fields(context)}
     overrides: dict[str, Any] = {}
     for item in args.set:
         key, sep, raw = item.partition("=")
@@ -86,17 +110,27 @@ def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
             overrides[key] = float(raw)
         else:
             overrides[key] = raw
-    for key in ("max_iterations", "planner", "entity_selection"):
+    for key in GRASP_FLAGS:
         if getattr(args, key) is not None:
+            if method != DEFAULT_METHOD:
+                flag = "--" + key.replace("_", "-")
+                raise Refused(f"{flag} is a GRASP setting; {method} takes --set KEY=VALUE")
             overrides[key] = getattr(args, key)
     return overrides
 
 
-def run_config(thread: str, question: str, corpus: str, settings: dict[str, Any]) -> RunnableConfig:
+def run_config(
+    thread: str,
+    question: str,
+    corpus: str,
+    settings: dict[str, Any],
+    method: str = DEFAULT_METHOD,
+) -> RunnableConfig:
     """The thread's config; its metadata lands in every checkpoint, so a resume can check it."""
     return {
         "configurable": {"thread_id": thread},
         "metadata": {
+            METHOD_KEY: method,
             "grasp_question": question,
             "grasp_corpus": corpus,
             "grasp_settings": json.dumps(settings, sort_keys=True),
@@ -105,15 +139,25 @@ def run_config(thread: str, question: str, corpus: str, settings: dict[str, Any]
 
 
 def resume_plan(
-    snapshot: StateSnapshot, question: str, corpus: str, settings: dict[str, Any]
+    snapshot: StateSnapshot,
+    question: str,
+    corpus: str,
+    settings: dict[str, Any],
+    method: str = DEFAULT_METHOD,
 ) -> tuple[str, dict[str, Any]]:
     """What to do on this thread: 'new', 'resume' or 'finished', and the settings to run with.
 
-    A thread is bound to its question and corpus; a resumed run keeps its original settings.
+    A thread is bound to its method, question and corpus; a resumed run keeps its settings.
     """
     if snapshot.metadata is None:  # no checkpoint yet
         return "new", settings
     metadata: dict[str, Any] = dict(snapshot.metadata or {})
+    stored_method = metadata.get(METHOD_KEY) or DEFAULT_METHOD
+    if stored_method != method:
+        raise Refused(
+            f"thread {snapshot.config['configurable']['thread_id']} was run by {stored_method}, "
+            f"not {method}; pass --method {stored_method} or leave out --thread"
+        )
     stored_question = snapshot.values.get("question") or metadata.get("grasp_question", "")
     stored_corpus = metadata.get("grasp_corpus", corpus)
     if stored_question.strip() != question.strip():
@@ -170,12 +214,14 @@ async def run_ask(args: argparse.Namespace) -> int:
     thread = args.thread
     say(f"thread: {thread}")  # first, so an interrupted run can be resumed with it
     settings = overrides_of(args)
+    if getattr(args, "method", DEFAULT_METHOD) != DEFAULT_METHOD:
+        return await run_peer_ask(args, settings)
     make_context(args.corpus, **settings)  # bad settings fail before any work
     services = await asyncio.to_thread(services_for, Settings.from_env())
     async with open_checkpointer(services.database_url) as saver:
         # Services are resolved per run from the context (its chat_model may differ).
         graph = build_grasp_graph(None, saver)
-        config = run_config(thread, args.question, args.corpus, settings)
+        config = run_config(thread, args.question, args.corpus, settings, DEFAULT_METHOD)
         snapshot = await graph.aget_state(config)
         kind, settings = resume_plan(snapshot, args.question, args.corpus, settings)
         if kind == "finished":
@@ -215,11 +261,53 @@ async def run_ask(args: argparse.Namespace) -> int:
     return 0 if values.get("final_answer") else 1
 
 
+async def run_peer_ask(args: argparse.Namespace, settings: dict[str, Any]) -> int:
+    """Start, resume or replay a peer method's run of `args.question` on its thread."""
+    from graphs.cli.main import errors
+
+    method, thread = args.method, args.thread
+    method_context(method, args.corpus, **settings)  # bad settings fail before any work
+    services = await asyncio.to_thread(services_for, Settings.from_env())
+    async with open_checkpointer(services.database_url) as saver:
+        graph = build_method_graph(method, None, saver)
+        config = run_config(thread, args.question, args.corpus, settings, method)
+        snapshot = await graph.aget_state(config)
+        kind, settings = resume_plan(snapshot, args.question, args.corpus, settings, method)
+        if kind == "finished":
+            say("this thread has already answered the question; no model is called")
+            span = run_span(last_run(await read_steps(graph, thread)))
+            await report(graph, thread, span, " (first to last checkpoint)")
+            return 0
+        if kind == "resume":
+            say(f"resuming at step {step_of(snapshot) + 1} (next: {', '.join(snapshot.next)})")
+        started = time.monotonic()
+        try:
+            async for event in graph.astream(
+                None if kind == "resume" else {"question": args.question},
+                config,
+                context=method_context(method, args.corpus, **settings),
+                stream_mode="tasks",
+                durability="sync",  # each step saved before the next starts, as for GRASP
+            ):
+                if event.get("error"):
+                    say(f"{event['name']} failed: {event['error']}")
+                elif args.stream and "result" in event and event["name"] != "__start__":
+                    say(f"[{event['name']}] {describe(method, event['name'], event['result'])}")
+        except Exception as exc:  # the run stops; what finished is saved
+            errors.print(escape(f"the run stopped: {type(exc).__name__}: {exc}"), soft_wrap=True)
+            errors.print(escape(f"continue it with: {resume_command(args)}"), soft_wrap=True)
+            return 1
+        values = await report(graph, thread, time.monotonic() - started)
+    return 0 if values.get("final_answer") else 1
+
+
 def resume_command(args: argparse.Namespace) -> str:
     """The command line that continues this run."""
+    method = getattr(args, "method", DEFAULT_METHOD)
+    shown = "" if method == DEFAULT_METHOD else f" --method {method}"
     return (
-        f"grasp ask {shlex.quote(args.question)} --corpus {shlex.quote(args.corpus)} "
-        f"--thread {args.thread}"
+        f"grasp ask {shlex.quote(args.question)} --corpus {shlex.quote(args.corpus)}"
+        f"{shown} --thread {args.thread}"
     )
 
 

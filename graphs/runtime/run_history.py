@@ -1,4 +1,8 @@
-"""Past GRASP runs read back from their checkpoints: `grasp runs`, `grasp show` and run reports."""
+"""Past runs read back from their checkpoints: `grasp runs`, `grasp show` and run reports.
+
+A run's config metadata names the method whose graph ran it (METHOD_KEY; threads without it are
+GRASP's), and each thread is read back with that method's graph.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +11,22 @@ import asyncio
 from datetime import datetime
 from typing import Any
 
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import StateSnapshot
 from rich.markup import escape
 
-from graphs.agent.graph import GraspGraph, build_grasp_graph
+from graphs.agent.graph import GraspGraph
 from graphs.cli.ask_report import (
     AgentTrace,
+    listing,
     resolved_sub_question,
     short,
     summarize,
     summary_lines,
     tokens_text,
 )
+from graphs.peers.registry import DEFAULT_METHOD, build_method_graph
 from graphs.runtime.checkpoints import (
     last_run,
     latest_threads,
@@ -28,6 +36,11 @@ from graphs.runtime.checkpoints import (
 )
 from graphs.runtime.services import resolve_database_url
 from graphs.runtime.settings import Settings
+
+#: The config metadata key (copied into every checkpoint) that names a run's method.
+METHOD_KEY = "grasp_method"
+
+AnyGraph = CompiledStateGraph[Any, Any, Any, Any]
 
 
 class Refused(RuntimeError):
@@ -87,7 +100,7 @@ async def agent_traces(graph: GraspGraph, thread: str) -> list[AgentTrace]:
 
 
 async def report(
-    graph: GraspGraph, thread: str, wall_s: float | None, wall_note: str = ""
+    graph: GraspGraph | AnyGraph, thread: str, wall_s: float | None, wall_note: str = ""
 ) -> dict[str, Any]:
     """Print the sub-agents' rounds and the run's summary; return the final values."""
     values = dict((await graph.aget_state({"configurable": {"thread_id": thread}})).values)
@@ -95,6 +108,8 @@ async def report(
         for line in trace.lines():
             say(line)
     for line in summary_lines(values, wall_s, wall_note):
+        if line == "justification: (none)" and "justification" not in values:
+            continue  # a peer: it writes no justification
         say(line)
     return values
 
@@ -103,17 +118,20 @@ async def run_runs(args: argparse.Namespace) -> int:
     """List the latest threads with their question, answer, tokens and status."""
     url = await asyncio.to_thread(resolve_database_url, Settings.from_env())
     async with open_checkpointer(url) as saver:
-        graph = build_grasp_graph(None, saver)
+        graphs = MethodGraphs(saver)
         rows = await latest_threads(saver, args.limit)
         if not rows:
             say("no runs yet")
         for row in rows:
+            method = await thread_method(saver, row.thread_id)
+            graph = graphs.get(method)
             snapshot = await graph.aget_state({"configurable": {"thread_id": row.thread_id}})
             values = snapshot.values
             status = status_of(snapshot)
             answer = values.get("final_answer") if status == "done" else None
+            shown = "" if method == DEFAULT_METHOD else f"{method}  "
             say(
-                f"{row.thread_id}  {status}  {row.created_at[:19]}  "
+                f"{row.thread_id}  {status}  {row.created_at[:19]}  {shown}"
                 f"{tokens_text(values.get('tokens'))}"
             )
             say(f"  question: {short(values.get('question', '?'), 120)}")
@@ -125,11 +143,13 @@ async def run_show(args: argparse.Namespace) -> int:
     """Print every step of a thread: which node(s) wrote, what, and the token tally after it."""
     url = await asyncio.to_thread(resolve_database_url, Settings.from_env())
     async with open_checkpointer(url) as saver:
-        graph = build_grasp_graph(None, saver)
+        method = await thread_method(saver, args.thread)
+        graph = MethodGraphs(saver).get(method)
         steps = await read_steps(graph, args.thread)
         if not steps:
             raise Refused(f"no checkpoints for thread {args.thread}")
-        say(f"thread {args.thread}: {len(steps)} checkpoints")
+        shown = "" if method == DEFAULT_METHOD else f" · method {method}"
+        say(f"thread {args.thread}: {len(steps)} checkpoints{shown}")
         for i, snapshot in enumerate(steps):
             after = steps[i + 1].values.get("tokens") if i + 1 < len(steps) else None
             step = step_of(snapshot) + 1
@@ -139,10 +159,10 @@ async def run_show(args: argparse.Namespace) -> int:
                 elif task.result is None:
                     text = "(not run yet)"
                 else:
-                    text = summarize(task.name, task.result)
+                    text = describe(method, task.name, task.result)
                 tally = f"  | so far {tokens_text(after)}" if after is not None else ""
                 say(f"step {step:>3}  {task.name:<11} {text}{tally}")
-                if task.name == "sub_agent":
+                if task.name == "sub_agent" and method == DEFAULT_METHOD:
                     await show_sub_agent(graph, args.thread, task.id)
         say(f"status: {status_of(steps[-1])}")
     return 0
@@ -164,3 +184,68 @@ async def show_sub_agent(graph: GraspGraph, thread: str, task_id: str) -> None:
             index = snapshot.values.get("index", "?")
             tally = f"  | sq{index} so far {tokens_text(after)}" if after else ""
             say(f"           sq{index} · {task.name:<15} {text}{tally}")
+
+
+async def thread_method(saver: AsyncPostgresSaver, thread: str) -> str:
+    """The method that ran `thread`, from its latest checkpoint's metadata (GRASP when unnamed)."""
+    saved = await saver.aget_tuple({"configurable": {"thread_id": thread, "checkpoint_ns": ""}})
+    metadata: dict[str, Any] = dict(saved.metadata) if saved and saved.metadata else {}
+    return str(metadata.get(METHOD_KEY) or DEFAULT_METHOD)
+
+
+class MethodGraphs:
+    """Each method's graph on one checkpointer, built on first use."""
+
+    def __init__(self, saver: AsyncPostgresSaver) -> None:
+        self.saver = saver
+        self.built: dict[str, AnyGraph] = {}
+
+    def get(self, method: str) -> AnyGraph:
+        """The graph of `method` (an unknown method is refused: the thread cannot be read)."""
+        if method not in self.built:
+            try:
+                self.built[method] = build_method_graph(method, None, self.saver)
+            except ValueError as exc:
+                raise Refused(str(exc)) from None
+        return self.built[method]
+
+
+def describe(method: str, node: str, write: Any) -> str:
+    """A one-line summary of what `node` of `method` wrote."""
+    if method == DEFAULT_METHOD or not isinstance(write, dict):
+        return summarize(node, write)
+    return peer_summary(node, write)
+
+
+def ids_text(ids: list[int]) -> str:
+    """'#3, #7' (cut after a few), or (none)."""
+    return listing([f"#{i}" for i in ids])
+
+
+def peer_summary(node: str, write: dict[str, Any]) -> str:
+    """What a peer's node wrote, in one line."""
+    if node == "start":
+        return f"question: {short(write.get('question', ''))}"
+    if write.get("error"):
+        return f"error: {short(write['error'], 100)}"
+    if "sub_questions" in write:
+        subs = write["sub_questions"]
+        return f"{len(subs)} sub-question{'' if len(subs) == 1 else 's'}: " + short(
+            " | ".join(subs), 90
+        )
+    if "candidates" in write:
+        return f"{len(write['candidates'])} candidates: {ids_text(write['candidates'])}"
+    if node == "select" and "kept" in write:
+        return f"round {write.get('round', '?')}, selector: kept {ids_text(write['kept'])}"
+    if node == "add" and "kept" in write:
+        return f"adder: kept {ids_text(write['kept'])}"
+    if node == "think":
+        settled = " (settled)" if write.get("done") else ""
+        return f'step {write.get("step", "?")}: "{short(write.get("query", ""), 80)}"{settled}'
+    if node == "ask_next" and write.get("notes"):
+        return short(write["notes"][-1], 100)
+    if "final_answer" in write:
+        return f"answer: {short(write['final_answer'])}"
+    if "passages" in write:
+        return f"passages: {ids_text(write['passages'])}"
+    return summarize(node, write)

@@ -1,0 +1,38 @@
+"""What every peer's run configuration shares: the corpus, the chat model and the passage cut.
+
+Each peer subclasses PeerContext with its own fields; Studio shows every field's description.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+def at_least(context: object, minimum: int, *names: str) -> None:
+    """Refuse any named field below `minimum` (user input reaches a context from Studio and the CLI)."""
+    for name in names:
+        value = getattr(context, name)
+        if value < minimum:
+            raise ValueError(f"{name} must be at least {minimum}, not {value}")
+
+
+@dataclass(kw_only=True)
+class PeerContext:
+    """The fields every peer run has."""
+
+    corpus: str = field(
+        default="default", metadata={"description": "name of the indexed corpus to answer from"}
+    )
+    chat_model: str | None = field(
+        default=None,
+        metadata={"description": "chat model spec overriding GRASP_CHAT_MODEL (e.g. 'local')"},
+    )
+    max_passage_chars: int = field(
+        default=1500,
+        metadata={"description": "passages shown to the model are cut to this many characters"},
+    )
+
+    def __post_init__(self) -> None:
+        at_least(self, 0, "max_passage_chars")
+        if not self.corpus.strip():
+            raise ValueError("corpus must name an indexed corpus")

@@ -1,0 +1,130 @@
+"""The peers' answer steps: a short answer from passages and notes, from findings, or closed-book."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
+
+from nodes.llm.client import CallTag, LlmClient, LlmResult, MalformedOutput, system_and_user
+from store.retrieval import PassageText
+
+WITH_PASSAGES = """\
+Answer the question from the passages you are given and the notes, if there are any. The facts \
+you need may sit in different passages: link them. When the passages do not settle it, give \
+your best guess; never refuse.
+
+The answer is scored word for word against a reference, so write only the short answer itself \
+(a name, date, number, place, or yes/no), with no sentence around it.
+
+Reply with a JSON object only, for example: {"answer": "1987"}
+"""
+
+CLOSED_BOOK = """\
+Answer the question from your own knowledge; no passages are given. Never refuse: give your \
+best guess.
+
+The answer is scored word for word against a reference, so write only the short answer itself \
+(a name, date, number, place, or yes/no), with no sentence around it.
+
+Reply with a JSON object only, for example: {"answer": "1987"}
+"""
+
+
+FROM_FINDINGS = """\
+Answer a question that was split into sub-questions, from the answers found for them. Link \
+the findings to reach the answer; when they do not settle it, give your best guess.
+
+The answer is scored word for word against a reference, so write only the short answer itself \
+(a name, date, number, place, or yes/no), with no sentence around it. For a comparison, give the \
+winning item itself.
+
+Reply with a JSON object only, for example: {"answer": "1987"}
+"""
+
+
+class AnswerReply(BaseModel):
+    """The reply: one short answer span."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    answer: str
+
+
+@dataclass(frozen=True)
+class AnswerOutcome:
+    """The answer (empty when the reply never parsed), the calls it cost, and why it failed."""
+
+    answer: str
+    results: list[LlmResult]
+    error: str | None = None
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters (0: no cut); an ellipsis marks the cut."""
+    return text if limit <= 0 or len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def passages_block(passages: Sequence[PassageText], max_chars: int = 0) -> str:
+    """Numbered passages, title then text, each cut to `max_chars`."""
+    if not passages:
+        return "(no passages were found)"
+    return "\n\n".join(
+        f"[{n}] {p.title}\n{cut(p.text, max_chars)}" for n, p in enumerate(passages, start=1)
+    )
+
+
+def notes_block(notes: Sequence[str]) -> str:
+    """The notes as a bulleted section, or nothing."""
+    if not notes:
+        return ""
+    return "Notes:\n" + "\n".join(f"- {note}" for note in notes) + "\n\n"
+
+
+def answer_prompt(
+    question: str, passages: Sequence[PassageText], notes: Sequence[str], max_chars: int
+) -> str:
+    """The user message of a with-passages answer call."""
+    return (
+        f"{notes_block(notes)}Passages:\n{passages_block(passages, max_chars)}\n\n"
+        f"Question: {question}"
+    )
+
+
+async def ask_for_answer(llm: LlmClient, system: str, user: str, tag: CallTag) -> AnswerOutcome:
+    """One answer call; an unreadable reply gives an empty answer and keeps its cost."""
+    try:
+        reply, results = await llm.complete_json(system_and_user(system, user), AnswerReply, tag)
+    except MalformedOutput as exc:
+        return AnswerOutcome("", list(exc.results), f"answer unreadable: {exc}")
+    return AnswerOutcome(reply.answer.strip(), results)
+
+
+async def answer_from_passages(
+    llm: LlmClient,
+    *,
+    question: str,
+    passages: Sequence[PassageText],
+    notes: Sequence[str] = (),
+    max_chars: int = 0,
+    tag: CallTag,
+) -> AnswerOutcome:
+    """Answer `question` from `passages` (each cut to `max_chars`) and `notes`."""
+    user = answer_prompt(question, passages, notes, max_chars)
+    return await ask_for_answer(llm, WITH_PASSAGES, user, tag)
+
+
+async def answer_closed_book(llm: LlmClient, *, question: str, tag: CallTag) -> AnswerOutcome:
+    """Answer `question` with no context at all."""
+    return await ask_for_answer(llm, CLOSED_BOOK, f"Question: {question}", tag)
+
+
+async def answer_from_findings(
+    llm: LlmClient, *, question: str, findings: Sequence[str], tag: CallTag
+) -> AnswerOutcome:
+    """Answer `question` from the (sub-question → answer) findings alone."""
+    lines = "\n".join(f"{n}. {item}" for n, item in enumerate(findings, start=1))
+    return await ask_for_answer(
+        llm, FROM_FINDINGS, f"Findings:\n{lines}\n\nQuestion: {question}", tag
+    )

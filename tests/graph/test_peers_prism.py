@@ -1,0 +1,126 @@
+"""PRISM end to end with a scripted model: the Selector ↔ Adder rounds, their cap and the kept set."""
+
+from typing import Any
+
+from sqlalchemy import Engine
+
+from graphs.peers.prism import PrismState, kept_numbers, not_kept, with_kept
+from nodes.peers.prism import chosen
+from tests.fixtures.films import services
+from tests.fixtures.peers import (
+    ADDER,
+    ANSWER,
+    DECOMPOSE,
+    SELECTOR,
+    call_kinds,
+    expected_tally,
+    films_with_graph,
+    prompts,
+    rule,
+    run_peer,
+    shown_titles,
+)
+
+QUESTION = "Where was the director of Blue Harbor born?"
+SUBS = ["Who directed Blue Harbor?", "Where was #1 born?"]
+# The dense ranking of the question puts Lena Marsh second; the sub-questions add no new passage.
+CANDIDATES = ["Blue Harbor", "Lena Marsh", "Tomas Reyd", "Ivo Strand"]
+
+
+def round_one() -> list[Any]:
+    return [
+        rule(DECOMPOSE, f"Question: {QUESTION}", reply={"sub_questions": [*SUBS, " "]}),
+        rule(
+            SELECTOR,
+            "Sub-questions:\n1. Who directed Blue Harbor?\n2. Where was #1 born?",
+            "Kept so far:\n(none yet)",
+            "Candidates:\n[1] Blue Harbor: Blue Harbor is a 1998 drama film",
+            "[4] Ivo Strand: ",
+            reply={"keep": [1, 9]},  # 9 was never shown: ignored
+        ),
+        rule(
+            ADDER,
+            "Kept so far:\n[1] Blue Harbor: ",
+            "Candidates:\n[2] Lena Marsh: ",
+            reply={"add": [3, 1]},  # 1 is kept already: not added twice
+        ),
+    ]
+
+
+async def test_prism_stops_when_a_round_keeps_nothing_new(
+    engine: Engine, database_url: str
+) -> None:
+    ids = films_with_graph(engine)
+    rules = [
+        *round_one(),
+        rule(
+            SELECTOR,
+            "Kept so far:\n[1] Blue Harbor: ",
+            "[3] Tomas Reyd: Tomas Reyd is a film director.",
+            "Candidates:\n[2] Lena Marsh: ",
+            reply={"keep": []},
+        ),
+        rule(ADDER, "[3] Tomas Reyd: ", "Candidates:\n[2] Lena Marsh: ", reply={"add": []}),
+        rule(ANSWER, f"Question: {QUESTION}", reply={"answer": "Lisbon"}),
+    ]
+    svc = services(engine, database_url, rules)
+    state, nodes = await run_peer("prism", svc, QUESTION)
+
+    assert nodes == ["start", "analyze", "gather", "select", "add", "select", "add", "answer"]
+    kinds = [DECOMPOSE, SELECTOR, ADDER, SELECTOR, ADDER, ANSWER]
+    assert call_kinds(svc) == kinds
+    assert state["sub_questions"] == SUBS
+    assert state["candidates"] == [ids[t] for t in CANDIDATES]
+    assert state["kept"] == state["passages"] == [ids["Blue Harbor"], ids["Tomas Reyd"]]
+    assert state["round"] == 2
+    assert shown_titles(prompts(svc)[-1]) == ["Blue Harbor", "Tomas Reyd"]
+    assert (state["final_answer"], state["error"]) == ("Lisbon", None)
+    tokens = state["tokens"]
+    assert (tokens["input_tokens"], tokens["output_tokens"], tokens["calls"]) == expected_tally(
+        kinds
+    )
+    assert sorted((r["node"], r["iteration"]) for r in tokens["records"]) == [
+        ("add", 1),
+        ("add", 2),
+        ("analyze", None),
+        ("answer", None),
+        ("select", 1),
+        ("select", 2),
+    ]
+
+
+async def test_prism_runs_at_most_max_rounds(engine: Engine, database_url: str) -> None:
+    ids = films_with_graph(engine)
+    rules = [
+        *round_one(),
+        # Round 2 still keeps something, but it is the last round allowed.
+        rule(SELECTOR, "[3] Tomas Reyd: ", "Candidates:\n[2] Lena Marsh: ", reply={"keep": [4]}),
+        rule(ADDER, "[4] Ivo Strand: ", "Candidates:\n[2] Lena Marsh: ", reply={"add": []}),
+        rule(ANSWER, reply={"answer": "Lisbon"}),
+    ]
+    svc = services(engine, database_url, rules)
+    state, nodes = await run_peer("prism", svc, QUESTION, max_rounds=2)
+
+    assert nodes == ["start", "analyze", "gather", "select", "add", "select", "add", "answer"]
+    assert call_kinds(svc) == [DECOMPOSE, SELECTOR, ADDER, SELECTOR, ADDER, ANSWER]
+    kept = ["Blue Harbor", "Tomas Reyd", "Ivo Strand"]
+    assert state["kept"] == [ids[t] for t in kept]
+    assert shown_titles(prompts(svc)[-1]) == kept
+    assert state["tokens"]["calls"] == 6
+
+    # One round allowed: the Selector and the Adder once, whatever they keep.
+    svc = services(engine, database_url, [*round_one(), rule(ANSWER, reply={"answer": "x"})])
+    state, nodes = await run_peer("prism", svc, QUESTION, thread="one", max_rounds=1)
+    assert nodes == ["start", "analyze", "gather", "select", "add", "answer"]
+    assert state["kept"] == [ids["Blue Harbor"], ids["Tomas Reyd"]]
+
+
+def test_the_selector_and_adder_merge_on_a_hand_made_candidate_set() -> None:
+    state: PrismState = {"candidates": [10, 20, 30, 40], "kept": [30]}
+    assert not_kept(state) == [1, 2, 4]
+    assert kept_numbers(state) == [3]
+    # Named numbers count once, in candidate order, and only where they were offered.
+    assert chosen([4, 4, 3, 7, 1], offered=[1, 2, 4]) == [1, 4]
+    assert with_kept(state, [4, 1]) == [10, 30, 40]
+    assert with_kept(state, []) == [30]
+    assert with_kept({"candidates": [10, 20], "kept": [20]}, [1, 2]) == [10, 20]
