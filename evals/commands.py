@@ -11,7 +11,7 @@ from typing import Any
 
 from evals.baselines import DEFAULT_K
 from evals.closed_book import SAMPLING_TEMPERATURE
-from evals.gold import corpus_passage_index
+from evals.gold import PassageIndex, corpus_passage_index, gold_steps, passage_titles
 from evals.loaders import load_longbench, load_questions
 from evals.long_context import long_items, make_prepare
 from evals.qa_runner import METHODS, QaItem, QaRun, RunOutcome, evaluate
@@ -24,7 +24,7 @@ from evals.retrieval_eval import (
     evaluate_retrieval,
     make_retriever,
 )
-from evals.summary import GroupSummary, format_number
+from evals.summary import GroupSummary, format_number, summarise_causes
 from graphs.agent.context import GraspContext
 from graphs.models.providers import lazy_llm_client
 from graphs.runtime.services import Services, services_for
@@ -130,6 +130,9 @@ async def run_eval(
 ) -> tuple[QaRun, RunOutcome, list[GroupSummary]]:
     """Everything `grasp eval` does but printing; tests call this with scripted services."""
     label = safe_name(args.name or args.method)
+    overrides = grasp_settings(args.set)  # a bad --set fails before anything is read
+    index: PassageIndex = {}
+    indexing = 0.0
     if args.setting == "long":
         samples = load_longbench(args.questions)[: args.limit or None]
         items = long_items(samples)
@@ -138,8 +141,24 @@ async def run_eval(
         if not args.corpus:
             raise ValueError("--corpus is required in the pooled setting")
         examples = load_questions(args.questions)
+        if args.method != "none":
+            corpus = await asyncio.to_thread(check_corpus, services, args.corpus)
+            # Where each gold passage is stored: the lines' evidence recall and failure causes.
+            index = await asyncio.to_thread(corpus_passage_index, services.engine, corpus)
+            if args.method == "grasp":
+                # Only GRASP reads the proposition graph; the pooled index serves every question.
+                totals = await asyncio.to_thread(corpus_token_totals, services.engine, corpus)
+                indexing = (totals.input_tokens + totals.output_tokens) / len(examples)
         items = [
-            QaItem(e.id, e.question, e.answers, e.hops, e.dataset, args.corpus)
+            QaItem(
+                e.id,
+                e.question,
+                e.answers,
+                e.hops,
+                e.dataset,
+                args.corpus,
+                tuple(gold_steps(e, index)),
+            )
             for e in examples[: args.limit or None]
         ]
         directory = results_dir(args.out, args.corpus)
@@ -151,16 +170,12 @@ async def run_eval(
         concurrency=args.concurrency,
         judge=not args.no_judge,
         k_passages=args.k,
-        grasp_settings=grasp_settings(args.set),
+        grasp_settings=overrides,
+        indexing_per_question=indexing,
+        passage_titles=passage_titles(index),
     )
     if args.setting == "long":
         run.prepare = make_prepare(run, samples, args.extractor)
-    elif args.method != "none":
-        corpus = await asyncio.to_thread(check_corpus, services, args.corpus)
-        if args.method == "grasp":
-            # Only GRASP reads the proposition graph; the pooled index serves every question.
-            totals = await asyncio.to_thread(corpus_token_totals, services.engine, corpus)
-            run.indexing_per_question = (totals.input_tokens + totals.output_tokens) / len(examples)
     outcome, summaries = await evaluate(run, items, sampler, args.p_samples, progress)
     return run, outcome, summaries
 
@@ -189,6 +204,10 @@ async def handle_eval(args: argparse.Namespace) -> int:
     )
     for line in summary_lines(run.label, summaries):
         console.print(line)
+    causes = summarise_causes(outcome.records)
+    if causes is not None:
+        shares = ", ".join(f"{name} {count}" for name, count in causes.counts.items() if count)
+        console.print(f"failure causes: {shares}")
     console.print(f"answered {outcome.answered}, skipped {outcome.skipped} already done")
     console.print(f"results: {run.results}")
     report = write_report(run.results.parent)

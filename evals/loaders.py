@@ -33,10 +33,14 @@ class GoldPassage:
 
 @dataclass(frozen=True)
 class SubQuestion:
-    """One step of a gold decomposition; its question may refer to earlier answers as #k."""
+    """One step of a gold decomposition; its question may refer to earlier answers as #k.
+
+    `passage` is the supporting paragraph the step's answer comes from, where the record says.
+    """
 
     question: str
     answer: str
+    passage: GoldPassage | None = None
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,11 @@ def _paragraphs_example(record: Mapping[str, Any], where: str, dataset: str) -> 
         supporting[paragraph.get("idx", position)] = GoldPassage(title, text)
     steps = record.get("question_decomposition") or []
     decomposition = [
-        SubQuestion(_field(s, "question", str, where), _field(s, "answer", str, where))
+        SubQuestion(
+            _field(s, "question", str, where),
+            _field(s, "answer", str, where),
+            supporting.get(s.get("paragraph_support_idx")),
+        )
         for s in steps
     ]
     # Hop order (the decomposition's support indices) first, so gold passage k serves step k.
@@ -262,6 +270,11 @@ def resolve_gold_passages(
             )
         keys.append(key)
     return keys
+
+
+def step_links(question: str) -> tuple[int, ...]:
+    """The earlier steps a decomposition step refers to as #k, sorted and without repeats."""
+    return tuple(sorted({int(k) for k in _PLACEHOLDER.findall(question)}))
 
 
 def substitute_placeholders(decomposition: Sequence[SubQuestion]) -> list[str]:

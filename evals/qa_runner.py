@@ -6,24 +6,34 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from evals.attribution import (
+    GoldStep,
+    HopFacts,
+    RoundFacts,
+    Shown,
+    agent_attribution,
+    passages_attribution,
+)
 from evals.baselines import DEFAULT_K, Answer, answer_closed_book, answer_with_passages
 from evals.closed_book import ClosedBookItem, estimate_probabilities
 from evals.judge import judge_answer
 from evals.metrics import exact_match, token_f1
-from evals.results import JsonlAppender, read_jsonl
+from evals.results import JsonlAppender, check_settings, read_jsonl
 from evals.summary import GroupSummary, summarise
 from graphs.agent.graph import GraspGraph, build_grasp_graph
 from graphs.api import make_context
+from graphs.cli.ask_report import Round, resolved_sub_question
 from graphs.runtime.checkpoints import open_checkpointer
+from graphs.runtime.run_history import agent_traces
 from graphs.runtime.services import Services
 from nodes.llm.client import LlmClient
 from store.corpora import corpus_id
@@ -44,6 +54,7 @@ class QaItem:
     hops: int | None
     dataset: str
     corpus: str | None
+    gold: tuple[GoldStep, ...] = ()
 
 
 #: Runs before a question is answered (the long setting indexes the sample's passages here) and
@@ -65,6 +76,25 @@ class QaRun:
     grasp_settings: dict[str, Any] = field(default_factory=dict)
     indexing_per_question: float = 0.0
     prepare: Prepare | None = None
+    passage_titles: Mapping[int, str] = field(default_factory=dict)
+
+    def settings(self) -> dict[str, Any]:
+        """What this run's answers depend on, written into every line: part of its identity.
+
+        The method, the system's model and the method's own settings (k for the passage
+        baselines; every GraspContext field, defaults included, for GRASP), so a changed default
+        counts as a changed setting too.
+        """
+        found: dict[str, Any] = {"method": self.method, "model": self.services.llm.model_name}
+        if self.method in ("dense", "bm25"):
+            found["k"] = self.k_passages
+        if self.method == "grasp":
+            context = asdict(make_context("-", **self.grasp_settings))
+            context.pop("corpus")
+            found["grasp"] = context
+        # Through JSON once, so it compares equal to what a results file gives back.
+        settings: dict[str, Any] = json.loads(json.dumps(found))
+        return settings
 
 
 @dataclass
@@ -136,6 +166,66 @@ async def answer_with_grasp(
     )
 
 
+def round_facts(trace_round: Round) -> RoundFacts:
+    """One sub-agent round as attribution facts."""
+    return RoundFacts(
+        iteration=trace_round.iteration,
+        search=trace_round.search_statement,
+        entities=tuple(trace_round.entities),
+        evidence=tuple(
+            Shown(pid, title)
+            for pid, title in zip(trace_round.evidence_ids, trace_round.passages, strict=True)
+        ),
+        decision=trace_round.decision,
+    )
+
+
+async def read_hops(graph: GraspGraph, thread: str) -> list[HopFacts]:
+    """Each sub-question of the thread's run with its rounds and answer, from the checkpoints.
+
+    Evidence never leaves a sub-agent (only answers do), so it is read back from the sub-agents'
+    own checkpoints rather than from the parent's state.
+    """
+    config: RunnableConfig = {"configurable": {"thread_id": thread}}
+    values = dict((await graph.aget_state(config)).values)
+    traces = {trace.index: trace for trace in await agent_traces(graph, thread)}
+    answers = {int(k): str(v) for k, v in (values.get("answers") or {}).items()}
+    hops: list[HopFacts] = []
+    for step in values.get("sub_questions") or []:
+        index = int(step["index"])
+        trace = traces.get(index)
+        # A round is kept once it did something (a round opened by the last decision is empty).
+        rounds = [r for r in (trace.rounds if trace else []) if r.decision or r.passages]
+        hops.append(
+            HopFacts(
+                index=index,
+                text=str(step["text"]),
+                resolved=resolved_sub_question(values, index),
+                depends_on=tuple(int(k) for k in step.get("depends_on", [])),
+                answer=answers.get(index, ""),
+                rounds=tuple(round_facts(r) for r in rounds),
+            )
+        )
+    return hops
+
+
+async def attribute(
+    run: QaRun, graph: GraspGraph | None, item: QaItem, answer: Answer, thread: str, correct: bool
+) -> dict[str, Any] | None:
+    """The line's failure attribution (see evals.attribution); None for closed-book answers."""
+    if item.corpus is None or run.method == "none":
+        return None
+    if run.method in ("dense", "bm25"):
+        shown = [Shown(pid, run.passage_titles.get(pid, "")) for pid in answer.passages]
+        return passages_attribution(correct, item.gold, shown)
+    assert graph is not None
+    context = make_context(item.corpus, **run.grasp_settings)
+    # Under the propositions ablation evidence ids are proposition ids: match gold by title.
+    by_title = context.evidence == "propositions" and context.retrieval != "dense"
+    hops = await read_hops(graph, thread)
+    return agent_attribution(correct, item.gold, hops, item.answers, by_title)
+
+
 async def solve(
     run: QaRun, graph: GraspGraph | None, judge: LlmClient | None, item: QaItem
 ) -> dict[str, Any]:
@@ -175,7 +265,11 @@ async def solve(
         "thread_id": thread,
         "passages": list(answer.passages),
         "note": answer.note,
+        "settings": run.settings(),
     }
+    record["attribution"] = await attribute(
+        run, graph, item, answer, thread, correct=record["em"] == 1.0
+    )
     if judge is not None:
         # The judge's tokens are kept apart: they are the evaluation's cost, not the system's.
         verdicts = await judge_answer(
@@ -192,8 +286,14 @@ async def solve(
 async def run_questions(
     run: QaRun, items: Sequence[QaItem], progress: Callable[[str], None] | None = None
 ) -> RunOutcome:
-    """Answer every item not yet in the results file, `run.concurrency` at a time."""
-    previous = {str(r["id"]): r for r in read_jsonl(run.results)}
+    """Answer every item not yet in the results file, `run.concurrency` at a time.
+
+    Refuses (SettingsChanged) a results file whose lines were made with other settings: their
+    answers are not this run's, and mixing them would silently report one run as another.
+    """
+    lines = read_jsonl(run.results)
+    check_settings(run.results, lines, run.settings())
+    previous = {str(r["id"]): r for r in lines}
     todo = [item for item in items if item.id not in previous]
     async with AsyncExitStack() as stack:
         graph = None
@@ -267,6 +367,7 @@ async def evaluate(
     summaries = summarise(outcome.records, probabilities)
     payload = {
         "method": run.label,
+        "settings": run.settings(),
         "questions": len(items),
         "answered_now": outcome.answered,
         "skipped": outcome.skipped,

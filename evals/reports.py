@@ -11,7 +11,14 @@ from typing import Any
 from evals.closed_book import cache_path
 from evals.results import RETRIEVAL_DIR, read_jsonl
 from evals.retrieval_eval import KS, mean_recalls
-from evals.summary import ALL, GroupSummary, format_number, summarise
+from evals.summary import (
+    ALL,
+    CauseSummary,
+    GroupSummary,
+    format_number,
+    summarise,
+    summarise_causes,
+)
 
 REPORT_FILE = "report.md"
 ACCURACY_PLOT = "accuracy_vs_tokens.png"
@@ -24,6 +31,7 @@ class Report:
     """What a report found and wrote."""
 
     qa: dict[str, list[GroupSummary]] = field(default_factory=dict)
+    causes: dict[str, CauseSummary] = field(default_factory=dict)
     recall: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
 
@@ -44,15 +52,33 @@ def closed_book_estimates(directory: Path, model: str | None = None) -> dict[str
     }
 
 
+def qa_records(directory: Path) -> dict[str, list[dict[str, Any]]]:
+    """Each `<method>.jsonl` of the directory's answer lines (files sorted by name)."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    for path in sorted(directory.glob("*.jsonl")):
+        records = [r for r in read_jsonl(path) if "prediction" in r]
+        if records:
+            found[path.stem] = records
+    return found
+
+
 def qa_summaries(
     directory: Path, probabilities: Mapping[str, float] | None
 ) -> dict[str, list[GroupSummary]]:
     """Each `<method>.jsonl` of the directory summarised (files sorted by name)."""
-    found: dict[str, list[GroupSummary]] = {}
-    for path in sorted(directory.glob("*.jsonl")):
-        records = [r for r in read_jsonl(path) if "prediction" in r]
-        if records:
-            found[path.stem] = summarise(records, probabilities)
+    return {
+        method: summarise(records, probabilities)
+        for method, records in qa_records(directory).items()
+    }
+
+
+def cause_summaries(records: Mapping[str, list[dict[str, Any]]]) -> dict[str, CauseSummary]:
+    """Each method's failure-cause counts, for the methods whose lines carry an attribution."""
+    found: dict[str, CauseSummary] = {}
+    for method, lines in records.items():
+        causes = summarise_causes(lines)
+        if causes is not None:
+            found[method] = causes
     return found
 
 
@@ -70,6 +96,18 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return lines
+
+
+def cause_table(causes: Mapping[str, CauseSummary]) -> list[str]:
+    """The cause table: per method, each cause's count and share, and mean evidence recall."""
+    names = list(next(iter(causes.values())).counts)
+    rows = [
+        [method, str(c.n)]
+        + [f"{c.counts[name]} ({c.share(name):.0%})" for name in names]
+        + [format_number(c.evidence_recall)]
+        for method, c in causes.items()
+    ]
+    return _table(["method", "n", *names, "evidence recall"], rows)
 
 
 def markdown(report: Report, title: str) -> str:
@@ -108,6 +146,16 @@ def markdown(report: Report, title: str) -> str:
             "solved (lower is better); n/a where p_i was not estimated.",
             "",
         ]
+    if report.causes:
+        lines += ["## Failure causes", "", *cause_table(report.causes), ""]
+        lines += [
+            "Each question's first failing step (see evals/attribution.py): plan = the "
+            "sub-questions do not cover the gold decomposition; retrieval = a gold passage never "
+            "reached the reader; reading = it was shown, the answer drawn from it is wrong; "
+            "synthesis = the hop answers were right, the final answer is not; correct = EM. "
+            "Evidence recall = share of gold passages shown, averaged.",
+            "",
+        ]
     if report.recall:
         header = ["method / mode", "group", "n"] + [f"R@{k}" for k in KS]
         rows = [
@@ -123,8 +171,11 @@ def markdown(report: Report, title: str) -> str:
 
 def write_report(directory: Path, p_model: str | None = None, plots: bool = True) -> Report:
     """Summarise every result file of `directory` into report.md and the PNG plots beside it."""
+    records = qa_records(directory)
+    probabilities = closed_book_estimates(directory, p_model)
     report = Report(
-        qa=qa_summaries(directory, closed_book_estimates(directory, p_model)),
+        qa={method: summarise(lines, probabilities) for method, lines in records.items()},
+        causes=cause_summaries(records),
         recall=retrieval_summaries(directory),
     )
     if plots:
@@ -148,5 +199,6 @@ def report_payload(report: Report) -> dict[str, Any]:
     """The report's numbers as JSON-safe data (for `--json` output and tests)."""
     return {
         "qa": {m: [g.as_json() for g in groups] for m, groups in report.qa.items()},
+        "causes": {m: c.as_json() for m, c in report.causes.items()},
         "recall": report.recall,
     }

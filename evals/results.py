@@ -1,10 +1,14 @@
-"""Result files: one JSON object per line, appended as each question finishes, read back to resume."""
+"""Result files: one JSON object per line, appended as each question finishes, read back to resume.
+
+Each line records the settings it was made with; a run resumes a file only if they are its own.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +26,10 @@ def safe_name(name: str) -> str:
 def results_dir(root: Path | None, corpus: str) -> Path:
     """Where a corpus's result files live: runs/eval/<corpus>/ unless another root is given."""
     return (root or DEFAULT_ROOT) / safe_name(corpus)
+
+
+class SettingsChanged(ValueError):
+    """A results file holds answers made with other settings than this run's."""
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -73,3 +81,36 @@ class JsonlAppender:
             with self.path.open("a", encoding="utf-8") as handle:
                 handle.write(line)
                 handle.flush()
+
+
+def setting_changes(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """'key: old → new' for every setting that differs (nested settings as 'grasp.key')."""
+    changes: list[str] = []
+    for key in sorted({*old, *new}):
+        before, after = old.get(key), new.get(key)
+        if isinstance(before, Mapping) and isinstance(after, Mapping):
+            changes += setting_changes(before, after, f"{prefix}{key}.")
+        elif before != after:
+            changes.append(f"{prefix}{key}: {before!r} → {after!r}")
+    return changes
+
+
+def check_settings(
+    path: Path, lines: Sequence[Mapping[str, Any]], settings: Mapping[str, Any]
+) -> None:
+    """Raise SettingsChanged, in one line, when a line of the file was made with other settings."""
+    other = [line for line in lines if line.get("settings") != settings]
+    if not other:
+        return
+    recorded = other[0].get("settings")
+    if isinstance(recorded, Mapping):
+        changes = setting_changes(recorded, settings)
+        shown = ", ".join(changes[:4]) + (
+            f" and {len(changes) - 4} more" if len(changes) > 4 else ""
+        )
+        what = f"answers made with other settings ({shown})"
+    else:
+        what = f"{len(other)} answer(s) that do not record their settings (an older run)"
+    raise SettingsChanged(
+        f"{path} holds {what}; give this run its own --name, or delete the file to answer again"
+    )

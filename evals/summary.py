@@ -7,9 +7,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from evals.attribution import CAUSES
 from evals.metrics import success_economy
 
 ALL = "all"
+UNATTRIBUTED = "n/a"
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,47 @@ def summarise(
         summarise_group(ALL, records, probabilities),
         *(summarise_group(g, groups[g], probabilities) for g in ordered),
     ]
+
+
+@dataclass(frozen=True)
+class CauseSummary:
+    """How one method's attributed questions split over the failure causes."""
+
+    n: int
+    counts: dict[str, int]
+    evidence_recall: float | None
+
+    def share(self, cause: str) -> float:
+        """The cause's share of the attributed questions."""
+        return self.counts[cause] / self.n if self.n else 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        """Counts, shares and mean evidence recall as JSON-safe data."""
+        return {
+            "n": self.n,
+            "counts": dict(self.counts),
+            "shares": {cause: self.share(cause) for cause in self.counts},
+            "evidence_recall": self.evidence_recall,
+        }
+
+
+def summarise_causes(records: Sequence[Mapping[str, Any]]) -> CauseSummary | None:
+    """Cause counts over the lines that carry an attribution (None when none does).
+
+    Every cause is listed, in CAUSES order, then UNATTRIBUTED for lines the attribution could
+    not label (a wrong answer without gold passages).
+    """
+    attributions = [r["attribution"] for r in records if isinstance(r.get("attribution"), dict)]
+    if not attributions:
+        return None
+    counts = dict.fromkeys([*CAUSES, UNATTRIBUTED], 0)
+    for attribution in attributions:
+        cause = attribution.get("cause")
+        counts[cause if cause in counts else UNATTRIBUTED] += 1
+    recalls = [
+        float(a["evidence_recall"]) for a in attributions if a.get("evidence_recall") is not None
+    ]
+    return CauseSummary(len(attributions), counts, _mean(recalls) if recalls else None)
 
 
 def format_number(value: float | None, digits: int = 3) -> str:

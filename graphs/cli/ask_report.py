@@ -101,6 +101,9 @@ class Round:
     passages: list[str] = field(default_factory=list)
     decision: str = ""
     answer: str = ""
+    # The evidence items' ids beside their titles: passage ids (proposition ids under the
+    # propositions-evidence ablation), so an eval can tell two passages of one title apart.
+    evidence_ids: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -130,6 +133,7 @@ class AgentTrace:
             current.entities = [self.names.get(i, f"#{i}") for i in write.get("selected", [])]
         elif node == "gather_evidence":
             current.passages = [e["title"] for e in write.get("evidence", [])]
+            current.evidence_ids = [e["id"] for e in write.get("evidence", [])]
         elif node == "evaluate":
             current.decision = write.get("decision", "")
             current.answer = write.get("answer", "")

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from evals.reports import write_report
+from evals.reports import report_payload, write_report
 from evals.results import read_jsonl, write_jsonl
 from evals.summary import format_number, summarise
 
@@ -182,3 +182,32 @@ def test_a_line_cut_short_is_dropped_and_the_file_repaired(tmp_path: Path) -> No
     path.write_text(json.dumps({"id": "a"}) + "\n" + '{"id": "b", "pred')
     assert read_jsonl(path) == [{"id": "a"}]
     assert path.read_text() == '{"id": "a"}\n'
+
+
+def attributed(line: dict[str, Any], cause: str | None, recall: float | None) -> dict[str, Any]:
+    return {**line, "attribution": {"cause": cause, "evidence_recall": recall}}
+
+
+def test_cause_table_counts_and_shares_per_method(tmp_path: Path) -> None:
+    causes = [("correct", 1.0), ("plan", 0.5), ("retrieval", 0.0), ("plan", 0.5), (None, None)]
+    grasp = [attributed({**GRASP[0], "id": f"q{i}"}, c, r) for i, (c, r) in enumerate(causes)]
+    dense = [attributed(DENSE[0], "retrieval", 0.5), attributed(DENSE[1], "correct", 1.0)]
+    write_jsonl(tmp_path / "grasp.jsonl", grasp)
+    write_jsonl(tmp_path / "dense.jsonl", dense)
+    write_jsonl(tmp_path / "none.jsonl", [{**DENSE[0], "attribution": None}])
+
+    report = write_report(tmp_path, plots=False)
+
+    lines = (tmp_path / "report.md").read_text().splitlines()
+    start = lines.index("## Failure causes")
+    assert lines[start + 2 : start + 6] == [
+        "| method | n | correct | plan | retrieval | reading | synthesis | n/a | evidence recall |",
+        "|---|---|---|---|---|---|---|---|---|",
+        "| dense | 2 | 1 (50%) | 0 (0%) | 1 (50%) | 0 (0%) | 0 (0%) | 0 (0%) | 0.750 |",
+        # The unlabelled line counts as n/a; its missing recall is left out of the mean.
+        "| grasp | 5 | 1 (20%) | 2 (40%) | 1 (20%) | 0 (0%) | 0 (0%) | 1 (20%) | 0.500 |",
+    ]
+    # Methods whose lines carry no attribution (closed-book) get no row.
+    assert list(report.causes) == ["dense", "grasp"]
+    payload = report_payload(report)["causes"]["grasp"]
+    assert (payload["counts"]["plan"], payload["shares"]["plan"]) == (2, 0.4)

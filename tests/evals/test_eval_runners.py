@@ -22,6 +22,7 @@ from tests.fixtures.eval_films import (
     COMPARE_Q,
     PASSAGES,
     QUESTIONS,
+    TEXTS,
     answer,
     args,
     evaluate,
@@ -249,6 +250,15 @@ async def test_dense_and_closed_book_baselines(
     ]
     # The four passages are all in the top 5, and the answer prompt showed them.
     assert [len(r["passages"]) for r in lines] == [4, 4]
+    # So the wrong comparison answer is a reading failure: every gold passage was shown.
+    facts = [r["attribution"] for r in lines]
+    assert [(f["cause"], f["evidence_recall"]) for f in facts] == [
+        ("correct", 1.0),
+        ("reading", 1.0),
+    ]
+    assert sorted(facts[1]["shown"]["titles"]) == sorted(TEXTS)
+    assert facts[1]["shown"]["ids"] == lines[1]["passages"]
+    assert lines[0]["settings"] == {"method": "dense", "model": "scripted", "k": 5}
     assert (summaries[0].em, summaries[0].judge, summaries[0].judge_lenient) == (0.5, 0.5, 0.5)
 
     none = args(
@@ -272,10 +282,13 @@ async def test_dense_and_closed_book_baselines(
         ("Porto", 0.0, 53, 0.0, []),
         ("Porto", 0.0, 53, 0.0, []),
     ]
+    assert [r["attribution"] for r in lines] == [None, None]  # closed-book: nothing was shown
     report = write_report(tmp_path / "runs" / "films")
     table = (tmp_path / "runs/films/report.md").read_text()
     assert "| dense | 2 | 0.500 | 0.500 | 0.500 | 0.500 | 405 | 0 | 405 | 1.0 | n/a |" in table
     assert "| none | 2 | 0.000 | 0.000 | n/a | n/a | 53 | 0 | 53 | 1.0 | n/a |" in table
+    assert "| dense | 2 | 1 (50%) | 0 (0%) | 0 (0%) | 1 (50%) | 0 (0%) | 0 (0%) | 1.000 |" in table
+    assert list(report.causes) == ["dense"]
     assert [p.name for p in report.files] == ["report.md", "accuracy_vs_tokens.png"]
 
 

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from evals.gold import gold_steps
 from evals.loaders import (
     GoldPassage,
     GoldPassageMissing,
@@ -20,6 +21,11 @@ from evals.loaders import (
 from graphs.indexing.corpus_files import SourcePassage, passage_match_key, read_corpus
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def _ids(corpus_file: str) -> dict[tuple[str, str], int]:
+    passages = read_corpus(DATA / corpus_file)
+    return {passage_match_key(p.title, p.text): i for i, p in enumerate(passages)}
 
 
 def _index(corpus_file: str) -> dict[tuple[str, str], str]:
@@ -53,13 +59,15 @@ def test_musique_first_example() -> None:
         "Journal of Psychotherapy Integration",
         "Adolescence",
     ]
-    assert first.decomposition == [
-        SubQuestion(
+    assert [(s.question, s.answer) for s in first.decomposition] == [
+        (
             "What company published Journal of Psychotherapy Integration?",
             "American Psychological Association",
         ),
-        SubQuestion("Who was the first president of #1 ?", "G. Stanley Hall"),
+        ("Who was the first president of #1 ?", "G. Stanley Hall"),
     ]
+    # Each step keeps the paragraph its paragraph_support_idx names.
+    assert [s.passage for s in first.decomposition] == first.gold_passages
     assert substitute_placeholders(first.decomposition) == [
         "What company published Journal of Psychotherapy Integration?",
         "Who was the first president of American Psychological Association ?",
@@ -284,3 +292,30 @@ def test_longbench_errors_name_the_line(tmp_path: Path, second_line: str, messag
     path.write_text(json.dumps(good) + "\n" + second_line + "\n", encoding="utf-8")
     with pytest.raises(QuestionFormatError, match=message):
         load_longbench(path)
+
+
+def test_gold_steps_of_a_musique_decomposition() -> None:
+    examples = {e.id: e for e in load_questions(DATA / "musique_train.json")}
+    example = examples["4hop1__709382_146811_31223_91015"]
+    index = _ids("musique_train_corpus.json")
+    steps = gold_steps(example, index)
+    assert [(s.hop, s.title, s.depends_on) for s in steps] == [
+        (1, "Hello Love (song)", ()),
+        (2, "Hank Snow", (1,)),
+        (3, "Tennessee", (2,)),
+        (4, "Publix", (3,)),
+    ]
+    assert [s.passage_id for s in steps] == resolve_gold_passages(example, index)
+    # The last step also accepts the question's answer and aliases.
+    assert steps[-1].answers[0] == example.decomposition[-1].answer
+    assert set(example.answers) <= set(steps[-1].answers)
+    assert steps[0].answers == (example.decomposition[0].answer,)
+
+
+def test_gold_steps_from_supporting_titles_only() -> None:
+    example = load_questions(DATA / "hotpotqa_train.json")[0]
+    steps = gold_steps(example, {})  # a corpus without these passages: ids unknown
+    assert [(s.title, s.passage_id, s.question, s.answers) for s in steps] == [
+        ("Alû", None, None, ()),
+        ("Lilu (mythology)", None, None, ()),
+    ]
