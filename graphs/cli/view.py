@@ -1,0 +1,140 @@
+"""`grasp view`: a run (or an eval results folder) as one self-contained HTML page."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import re
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+from graphs.runtime.checkpoints import open_checkpointer
+from graphs.runtime.services import resolve_database_url
+from graphs.runtime.settings import Settings
+from graphs.viewer.locate import graph_for_thread
+from graphs.viewer.model import LedgerSummary
+from graphs.viewer.run_page import render_run
+from graphs.viewer.server import server_source
+from graphs.viewer.trace import NoSuchThread, build_run_view, checkpoint_loader
+from store.engine import make_engine
+from store.ledger_reads import LedgerCall, run_calls
+
+DEFAULT_DIR = Path("runs") / "view"
+#: The eval page is built by the evals package, loaded by name (imports point evals → graphs).
+EVAL_PAGE_MODULE = "evals.eval_page"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.=-]+")
+
+
+def register(sub: Any) -> None:
+    """Add the `view` command."""
+    view = sub.add_parser("view", help="write a run (or an eval report) as one offline HTML page")
+    view.add_argument("thread", nargs="?", help="the run's thread id (see `grasp runs`)")
+    view.add_argument("--eval", type=Path, metavar="DIR", help="an eval results folder instead")
+    view.add_argument("--out", type=Path, help="the HTML file to write")
+    view.add_argument("--open", action="store_true", help="open the page in a browser")
+    view.add_argument(
+        "--server",
+        metavar="URL",
+        help="read THREAD from a LangGraph server's API (runs whose checkpoints are not in our "
+        "database; `langgraph dev` here checkpoints into it, so plain THREAD works for those)",
+    )
+    view.add_argument(
+        "--no-runs", action="store_true", help="with --eval: do not write the questions' run pages"
+    )
+    view.set_defaults(handler=run_view)
+
+
+def page_name(thread: str) -> str:
+    """A file name for a thread's page."""
+    return (_UNSAFE.sub("-", thread).strip("-") or "run") + ".html"
+
+
+def ledger_summary(calls: list[LedgerCall]) -> LedgerSummary:
+    """Totals over a run's ledger rows."""
+    return LedgerSummary(
+        calls=len(calls),
+        cached=sum(1 for c in calls if c.cached),
+        input_tokens=sum(c.input_tokens for c in calls),
+        output_tokens=sum(c.output_tokens for c in calls),
+        latency_s=sum(c.latency_s for c in calls),
+        models=sorted({c.model for c in calls}),
+    )
+
+
+async def server_page_html(url: str, thread: str) -> str:
+    """The HTML page of a thread read over a LangGraph server's HTTP API (no ledger there)."""
+    load, name = await server_source(url, thread)
+    return render_run(await build_run_view(load, name, thread))
+
+
+async def run_page_html(database_url: str, thread: str) -> str:
+    """The HTML page of one thread's latest run, from its checkpoints and ledger rows."""
+    async with open_checkpointer(database_url) as saver:
+        name, graph = await graph_for_thread(saver, thread)
+        view = await build_run_view(checkpoint_loader(graph, thread), name, thread)
+    engine = make_engine(database_url, pool_size=1)
+    try:
+        view.ledger = ledger_summary(await asyncio.to_thread(run_calls, engine, thread))
+    finally:
+        engine.dispose()
+    return render_run(view)
+
+
+def write(path: Path, html: str) -> Path:
+    """Write a page, creating its folder."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(html, encoding="utf-8")
+    return path
+
+
+async def write_run_pages(database_url: str, threads: list[str], folder: Path) -> dict[str, str]:
+    """Write the page of every thread that has checkpoints; thread → file name."""
+    written: dict[str, str] = {}
+    for thread in threads:
+        try:
+            html = await run_page_html(database_url, thread)
+        except (NoSuchThread, LookupError):
+            continue  # a method that keeps no checkpoints (closed book, dense): no run page
+        written[thread] = write(folder / page_name(thread), html).name
+    return written
+
+
+async def view_eval(args: argparse.Namespace) -> Path:
+    """The eval folder's page (and, unless --no-runs, each question's run page beside it)."""
+    directory: Path = args.eval
+    if not directory.is_dir():
+        raise FileNotFoundError(f"no results folder {directory}")
+    eval_page = importlib.import_module(EVAL_PAGE_MODULE)
+    out: Path = args.out or directory / "report.html"
+    links: dict[str, str] = {}
+    if not args.no_runs:
+        threads = eval_page.thread_ids(directory)
+        if threads:
+            url = await asyncio.to_thread(resolve_database_url, Settings.from_env())
+            folder = out.parent / "runs"
+            names = await write_run_pages(url, threads, folder)
+            links = {t: f"runs/{n}" for t, n in names.items()}
+    return write(out, eval_page.render_eval_page(directory, links))
+
+
+async def run_view(args: argparse.Namespace) -> int:
+    """`grasp view`: write the page, print its path, open it if asked."""
+    from graphs.cli.main import console
+
+    if args.eval is not None:
+        path = await view_eval(args)
+    elif args.thread and args.server:
+        html = await server_page_html(args.server, args.thread)
+        path = write(args.out or DEFAULT_DIR / page_name(args.thread), html)
+    elif args.thread:
+        url = await asyncio.to_thread(resolve_database_url, Settings.from_env())
+        html = await run_page_html(url, args.thread)
+        path = write(args.out or DEFAULT_DIR / page_name(args.thread), html)
+    else:
+        raise ValueError("give a THREAD (see `grasp runs`) or --eval DIR")
+    console.print(str(path.resolve()), markup=False, soft_wrap=True)
+    if args.open:
+        webbrowser.open(path.resolve().as_uri())
+    return 0

@@ -1,0 +1,330 @@
+"""A run's page content read back from its checkpoints: steps, calls, incidents, GRASP's plan and rounds.
+
+Generic first: every graph's run shows its supersteps, each node's write summary, its LLM calls
+(from the `tokens` tally a node writes, the project's convention) and its errors; a subgraph node's
+own steps are read from its checkpoint namespace (`name:task_id`). A GRASP run adds its plan DAG
+and each sub-agent's rounds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from langgraph.pregel import Pregel
+from langgraph.types import Overwrite, StateSnapshot
+
+from graphs.cli.ask_report import summarize
+from graphs.peers.registry import METHODS
+from graphs.runtime.checkpoints import last_run, read_steps
+from graphs.runtime.run_history import describe, run_span, status_of, step_of
+from graphs.viewer.model import (
+    AgentView,
+    CallView,
+    Incident,
+    PlanNode,
+    RunView,
+    StepView,
+    TaskView,
+)
+from graphs.viewer.rounds import fold_round
+
+#: Metadata keys that name one invocation: a change between checkpoints marks a resumption.
+INVOCATION_KEYS = ("run_id", "grasp_attempt")
+#: Metadata that is bookkeeping, not a setting (the CLI's grasp_* keys and a dev server's
+#: context fields are settings; its ids and langgraph_* keys are not).
+NOT_SETTINGS = frozenset(
+    {"step", "source", "parents", "writes", "thread_id", "run_id", "run_attempt", "user_id"}
+    | {"created_by", "assistant_id", "grasp_question", "grasp_attempt"}
+)
+
+
+#: A thread's steps, oldest first, by checkpoint namespace ("" for the parent graph).
+StepLoader = Callable[[str], Awaitable[list[StateSnapshot]]]
+
+
+class NoSuchThread(LookupError):
+    """The thread has no checkpoints."""
+
+
+@dataclass(frozen=True)
+class SubRun:
+    """A subgraph node's run: its parent task and its own steps."""
+
+    step: int
+    task_id: str
+    name: str
+    finished: bool
+    error: str
+    steps: list[StateSnapshot]
+
+
+def error_text(error: BaseException | str | None) -> str:
+    """'Type: message' of a failed task, one line (read back, an error may be its repr string)."""
+    if error is None:
+        return ""
+    text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    return " ".join(text.replace("\\n", " ").split())
+
+
+def records_of(write: Any) -> list[dict[str, Any]]:
+    """The call records a node's write carries in its token tally."""
+    if not isinstance(write, dict):
+        return []
+    tokens = write.get("tokens")
+    if isinstance(tokens, Overwrite):  # the plan step resets the tally: its value is inside
+        tokens = tokens.value
+    elif isinstance(tokens, dict) and tokens.get("type") == "__overwrite__":  # same, as JSON
+        tokens = tokens.get("value")
+    return list(tokens.get("records", [])) if isinstance(tokens, dict) else []
+
+
+def token_sums(write: Any) -> tuple[int, int]:
+    """(input, output) tokens a node's write reports."""
+    records = records_of(write)
+    return sum(int(r["input"]) for r in records), sum(int(r["output"]) for r in records)
+
+
+def call_view(step: int, record: dict[str, Any], in_tally: bool) -> CallView:
+    """A call record as the chart shows it."""
+    return CallView(
+        step=step,
+        node=str(record.get("node", "?")),
+        agent=record.get("agent"),
+        iteration=record.get("iteration"),
+        input=int(record.get("input", 0)),
+        output=int(record.get("output", 0)),
+        cached=bool(record.get("cached", False)),
+        latency_s=float(record.get("latency_s", 0.0)),
+        in_tally=in_tally,
+    )
+
+
+def write_summary(graph_name: str, node: str, write: Any) -> str:
+    """One line on a node's write: the method's own words where it is a registered method."""
+    if graph_name in METHODS:
+        return describe(graph_name, node, write)
+    return summarize(node, write)
+
+
+def task_view(graph_name: str, name: str, error: BaseException | None, result: Any) -> TaskView:
+    """One node run: done (with a summary of its write), failed, or pending."""
+    tokens_in, tokens_out = token_sums(result)
+    if error is not None:
+        return TaskView(name, "failed", "", error_text(error), tokens_in, tokens_out)
+    if result is None:
+        return TaskView(name, "pending", "(not run yet)")
+    summary = write_summary(graph_name, name, result)
+    return TaskView(name, "done", summary, "", tokens_in, tokens_out)
+
+
+def seconds_between(first: str | None, then: str | None) -> float | None:
+    """Seconds from one checkpoint's timestamp to another's."""
+    if not first or not then:
+        return None
+    return (datetime.fromisoformat(then) - datetime.fromisoformat(first)).total_seconds()
+
+
+async def sub_runs(load: StepLoader, run: list[StateSnapshot]) -> list[SubRun]:
+    """Every task of the run that ran a subgraph (it has checkpoints under `name:task_id`)."""
+    found: list[SubRun] = []
+    for snapshot in run:
+        for task in snapshot.tasks:
+            if task.name.startswith("__"):
+                continue
+            inner = await load(f"{task.name}:{task.id}")
+            if inner:
+                found.append(
+                    SubRun(
+                        step_of(snapshot) + 1,
+                        task.id,
+                        task.name,
+                        task.result is not None,
+                        error_text(task.error),
+                        inner,
+                    )
+                )
+    return found
+
+
+def is_setting(key: str, value: Any) -> bool:
+    """Whether a metadata entry is a run setting worth showing."""
+    bookkeeping = key in NOT_SETTINGS or key.startswith(("langgraph_", "x-"))
+    return not bookkeeping and isinstance(value, str | int | float | bool)
+
+
+def run_settings(run: list[StateSnapshot]) -> dict[str, Any]:
+    """The settings the run's checkpoints carry in their metadata."""
+    metadata: dict[str, Any] = dict(run[0].metadata or {}) if run else {}
+    settings: dict[str, Any] = {}
+    for key, value in metadata.items():
+        if key == "grasp_settings" and isinstance(value, str):
+            try:
+                settings.update(json.loads(value) or {})
+            except json.JSONDecodeError:
+                settings[key] = value
+        elif is_setting(key, value):
+            settings[key.removeprefix("grasp_")] = value
+    return settings
+
+
+def incidents_of(run: list[StateSnapshot], subs: list[SubRun]) -> list[Incident]:
+    """Errors where a step failed, and where the run was picked up again."""
+    found: list[Incident] = []
+    last = len(run) - 1
+    for i, snapshot in enumerate(run):
+        step = step_of(snapshot) + 1
+        for task in snapshot.tasks:
+            if task.error is None:
+                continue
+            found.append(Incident("error", step, f"{task.name}: {error_text(task.error)}"))
+            if i < last or task.result is not None:
+                found.append(Incident("resumed", step, f"{task.name} ran again after the error"))
+        if i > 0:
+            before, now = dict(run[i - 1].metadata or {}), dict(snapshot.metadata or {})
+            for key in INVOCATION_KEYS:
+                if key in before and key in now and before[key] != now[key]:
+                    # This checkpoint holds the first step the new invocation ran.
+                    text = f"a new invocation went on from here ({key} {now[key]})"
+                    found.append(Incident("resumed", step - 1, text))
+    for sub in subs:
+        label = sub_label(sub)
+        for inner in sub.steps:
+            for task in inner.tasks:
+                if task.error is not None:
+                    text = f"{label} · {task.name}: {error_text(task.error)}"
+                    found.append(Incident("error", sub.step, text))
+    if run and run[-1].values.get("error"):
+        found.append(Incident("error", 1, f"note: {run[-1].values['error']}"))
+    return sorted(found, key=lambda incident: incident.step)
+
+
+def sub_label(sub: SubRun) -> str:
+    """'sq2' for a GRASP sub-agent, else the node's name."""
+    for inner in sub.steps:
+        if "index" in inner.values:
+            return f"sq{inner.values['index']}"
+    return sub.name
+
+
+def calls_of(run: list[StateSnapshot], subs: list[SubRun]) -> list[CallView]:
+    """Every LLM call of the run by the step that made it (a subgraph's calls from its own steps)."""
+    by_task = {sub.task_id: sub for sub in subs}
+    calls: list[CallView] = []
+    for snapshot in run:
+        step = step_of(snapshot) + 1
+        for task in snapshot.tasks:
+            sub = by_task.get(task.id)
+            if sub is None:
+                calls += [call_view(step, r, True) for r in records_of(task.result)]
+                continue
+            for inner in sub.steps:
+                for inner_task in inner.tasks:
+                    records = records_of(inner_task.result)
+                    calls += [call_view(step, r, sub.finished) for r in records]
+    return calls
+
+
+def steps_of(graph_name: str, run: list[StateSnapshot]) -> list[StepView]:
+    """The run's supersteps with each node's write summary and the time to the next checkpoint."""
+    views: list[StepView] = []
+    for i, snapshot in enumerate(run):
+        if not snapshot.tasks:
+            continue
+        following = run[i + 1].created_at if i + 1 < len(run) else None
+        views.append(
+            StepView(
+                step_of(snapshot) + 1,
+                [task_view(graph_name, t.name, t.error, t.result) for t in snapshot.tasks],
+                snapshot.created_at or "",
+                seconds_between(snapshot.created_at, following),
+            )
+        )
+    return views
+
+
+def grasp_parts(view: RunView, subs: list[SubRun]) -> None:
+    """The plan DAG (with the superstep each sub-question ran in) and every sub-agent's rounds."""
+    values = view.values
+    answers = {int(k): str(v) for k, v in values.get("answers", {}).items()}
+    ran_at: dict[int, int] = {}
+    for sub in subs:
+        if sub.name != "sub_agent":
+            continue
+        first = next((s.values for s in sub.steps if "index" in s.values), None)
+        if first is None:
+            continue
+        index = int(first["index"])
+        ran_at[index] = sub.step
+        agent = AgentView(
+            index=index,
+            sub_question=str(first.get("sub_question", "")),
+            step=sub.step,
+            status="failed" if sub.error else "done" if sub.finished else "unfinished",
+            error=sub.error,
+            dependencies=[
+                (str(d["sub_question"]), str(d["answer"])) for d in first.get("dependencies", [])
+            ],
+        )
+        for inner in sub.steps:
+            for task in inner.tasks:
+                fold_round(agent.rounds, task.name, task.result)
+                tokens_in, tokens_out = token_sums(task.result)
+                agent.input_tokens += tokens_in
+                agent.output_tokens += tokens_out
+        agent.rounds = [r for r in agent.rounds if r.reached]
+        view.agents.append(agent)
+    view.agents.sort(key=lambda a: (a.index, a.step))
+    view.plan_nodes = [
+        PlanNode(
+            int(sq["index"]),
+            str(sq["text"]),
+            [int(k) for k in sq.get("depends_on", [])],
+            ran_at.get(int(sq["index"])),
+            answers.get(int(sq["index"])),
+        )
+        for sq in values.get("sub_questions", [])
+    ]
+
+
+def checkpoint_loader(graph: Pregel[Any, Any, Any, Any], thread: str) -> StepLoader:
+    """Steps read from the graph's checkpointer (our database: CLI, eval and dev-server runs)."""
+
+    async def load(namespace: str) -> list[StateSnapshot]:
+        return await read_steps(graph, thread, namespace)
+
+    return load
+
+
+async def build_run_view(load: StepLoader, graph_name: str, thread: str) -> RunView:
+    """The page content of the thread's latest run (finished, failed or interrupted)."""
+    every = await load("")
+    if not every:
+        raise NoSuchThread(f"no checkpoints for thread {thread}")
+    run = last_run(every)
+    starts = sum(1 for s in every if (s.metadata or {}).get("source") == "input")
+    values = dict(run[-1].values)
+    subs = await sub_runs(load, run)
+    view = RunView(
+        thread=thread,
+        graph=graph_name,
+        status=status_of(run[-1]),
+        question=str(values.get("question", "")),
+        answer=str(values.get("final_answer", "") or ""),
+        justification=str(values.get("justification", "") or ""),
+        plan=str(values.get("plan", "") or ""),
+        steps=steps_of(graph_name, run),
+        calls=calls_of(run, subs),
+        incidents=incidents_of(run, subs),
+        settings=run_settings(run),
+        tally=dict(values.get("tokens", {}) or {}),
+        earlier_runs=max(starts - 1, 0),
+        wall_s=run_span(run),
+        values=values,
+    )
+    if "sub_questions" in values:
+        grasp_parts(view, subs)
+    return view
