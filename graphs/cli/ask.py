@@ -32,6 +32,7 @@ from graphs.cli.ask_report import (
 )
 from graphs.peers.registry import DEFAULT_METHOD, METHODS, build_method_graph, method_context
 from graphs.runtime.checkpoints import (
+    ATTEMPT_KEY,
     last_run,
     open_checkpointer,
     read_steps,
@@ -134,6 +135,8 @@ def run_config(
             "grasp_question": question,
             "grasp_corpus": corpus,
             "grasp_settings": json.dumps(settings, sort_keys=True),
+            # One id per invocation: a viewer sees where a killed run was resumed.
+            ATTEMPT_KEY: uuid.uuid4().hex,
         },
     }
 

@@ -26,6 +26,7 @@ from graphs.peers.prism import PrismContext, build_prism_graph
 from graphs.peers.proprag_reader import PropRagContext, build_proprag_graph
 from graphs.peers.sa_rag_cot import SaRagCotContext, build_sa_rag_cot_graph
 from graphs.peers.self_ask import SelfAskContext, build_self_ask_graph
+from graphs.runtime.checkpoints import ATTEMPT_KEY
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider
 
@@ -113,6 +114,6 @@ async def run_method(
     graph = build_method_graph(name, services, checkpointer)
     config: RunnableConfig = {
         "configurable": {"thread_id": thread_id or str(uuid.uuid4())},
-        "metadata": {"grasp_method": name},
+        "metadata": {"grasp_method": name, ATTEMPT_KEY: uuid.uuid4().hex},
     }
     return dict(await graph.ainvoke({"question": question}, config, context=context))

@@ -32,6 +32,9 @@ CHECKPOINT_TABLES = frozenset(
 # Databases whose checkpoint tables this process has already created or checked.
 _set_up: set[str] = set()
 
+#: Checkpoint metadata key holding one id per invocation of a run, so a resumption is visible.
+ATTEMPT_KEY = "grasp_attempt"
+
 
 async def ensure_setup(saver: AsyncPostgresSaver, database_url: str) -> None:
     """Run the library's migrations once per database and process."""

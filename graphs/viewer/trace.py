@@ -19,7 +19,7 @@ from langgraph.types import Overwrite, StateSnapshot
 
 from graphs.cli.ask_report import summarize
 from graphs.peers.registry import METHODS
-from graphs.runtime.checkpoints import last_run, read_steps
+from graphs.runtime.checkpoints import ATTEMPT_KEY, last_run, read_steps
 from graphs.runtime.run_history import describe, run_span, status_of, step_of
 from graphs.viewer.model import (
     AgentView,
@@ -33,12 +33,12 @@ from graphs.viewer.model import (
 from graphs.viewer.rounds import fold_round
 
 #: Metadata keys that name one invocation: a change between checkpoints marks a resumption.
-INVOCATION_KEYS = ("run_id", "grasp_attempt")
+INVOCATION_KEYS = ("run_id", ATTEMPT_KEY)
 #: Metadata that is bookkeeping, not a setting (the CLI's grasp_* keys and a dev server's
 #: context fields are settings; its ids and langgraph_* keys are not).
 NOT_SETTINGS = frozenset(
     {"step", "source", "parents", "writes", "thread_id", "run_id", "run_attempt", "user_id"}
-    | {"created_by", "assistant_id", "grasp_question", "grasp_attempt"}
+    | {"created_by", "assistant_id", "grasp_question", ATTEMPT_KEY}
 )
 
 
