@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from nodes.agent.plan import PlanFormat
 from store.grasp_retrieval import RetrievalParams
 
 PassageScoring = Literal["rankvote", "uniform"]
@@ -21,6 +22,7 @@ SWITCHES = {
     "evidence": EvidenceKind,
     "retrieval": Retrieval,
     "planner": Planner,
+    "plan_format": PlanFormat,
 }
 
 
@@ -125,6 +127,14 @@ class GraspContext:
     planner: Planner = field(
         default="on",
         metadata={"description": "ablation: on, or off (one sub-agent answers the whole question)"},
+    )
+    plan_format: PlanFormat = field(
+        default="linked",
+        metadata={
+            "description": "planner reply: linked (each sub-question lists the earlier steps it "
+            "needs, schema-constrained, links repaired) or free (plain strings with #k, the "
+            "original format)"
+        },
     )
 
     def __post_init__(self) -> None:

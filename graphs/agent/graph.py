@@ -90,9 +90,10 @@ class ParentNodes:
         if context.planner == "on":
             tag = CallTag(node="plan", corpus_id=corpus, run_id=run_id())
             try:
-                plan, sub_questions, results = await make_plan(
-                    services.llm, question=question, tag=tag
+                made = await make_plan(
+                    services.llm, question=question, tag=tag, plan_format=context.plan_format
                 )
+                plan, sub_questions, results = made.text, made.sub_questions, made.calls
             except (PlanRejected, MalformedOutput) as exc:
                 error = f"plan rejected ({exc}); the question is answered as a single hop"
                 log.warning(error)

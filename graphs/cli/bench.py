@@ -1,4 +1,4 @@
-"""`grasp bench …`: retrieval latency on a synthetic corpus (`retrieve`; `index` is graphs.cli.bench_index)."""
+"""`grasp bench …`: retrieval latency on a synthetic corpus (`retrieve`; `index` and `plans` have their own modules)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 from sqlalchemy import Engine
 
+from graphs.cli import bench_plans
 from graphs.cli.bench_methods import (
     BENCH_METHODS,
     TARGET_P50_MS,
@@ -24,6 +25,7 @@ from graphs.cli.bench_methods import (
     link_graph_layer,
     time_methods,
 )
+from graphs.cli.bench_names import bench_corpus
 from graphs.models.embedders import make_embedder
 from graphs.runtime.settings import Settings
 from nodes.embedding import Embedder, HashingEmbedder, normalise_rows
@@ -56,7 +58,7 @@ def register(sub: Any) -> None:
     )
     retrieve.add_argument("--propositions", type=int, default=60_000)
     retrieve.add_argument("--queries", type=int, default=200)
-    retrieve.add_argument("--corpus", default="bench-retrieve")
+    retrieve.add_argument("--corpus", type=bench_corpus, default="bench-retrieve")
     retrieve.add_argument(
         "--embedder",
         choices=["random", "hash", "local"],
@@ -80,6 +82,7 @@ def register(sub: Any) -> None:
             raise
     else:
         bench_index.register_bench(benches)
+    bench_plans.register_bench(benches)
 
 
 def _word(index: int, syllables: int) -> str:

@@ -1,14 +1,33 @@
-"""The planner: one LLM call turns a multi-hop question into a plan and single-hop sub-questions."""
+"""The planner: one LLM call turns a multi-hop question into a plan and single-hop sub-questions.
+
+Two reply formats (the run setting `plan_format`):
+- "linked": every sub-question is an object {"needs": [k, …], "question": "… #k …"}; the reply's
+  JSON schema (a grammar for llama.cpp) lets step k list only earlier steps, and plan_links
+  repairs a text that disagrees with its needs;
+- "free": sub-questions are plain strings whose #k placeholders are the only links (the
+  original format).
+"""
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from nodes.agent.plan_dag import PlanError, SubQuestion, build_dag
+from nodes.agent.plan_links import DraftStep, Repair, link_plan
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
 
-SYSTEM = """\
+log = logging.getLogger(__name__)
+
+PlanFormat = Literal["linked", "free"]
+#: Longest plan the linked schema allows (MuSiQue's longest questions take four hops).
+MAX_STEPS = 5
+
+FREE_SYSTEM = """\
 You split a question that needs several facts into single-hop sub-questions. A search agent will \
 answer each sub-question from a text collection, one fact at a time.
 
@@ -40,16 +59,117 @@ Question: Which river is longer, the Orvel or the Tesk?
 ["How long is the river Orvel?", "How long is the river Tesk?"]}
 """
 
+LINKED_SYSTEM = """\
+You split a question that needs several facts into single-hop sub-questions. A search agent \
+answers them in order, one fact each, from a text collection.
+
+Reply with one JSON object:
+- "plan": one sentence on how the answer is reached.
+- "sub_questions": one to four steps, each {"needs": [...], "question": "..."}.
+  "needs" holds the numbers of the earlier steps whose answers this step uses (steps count \
+from 1; [] if none). In "question", write #k where the answer of step k belongs: never that \
+answer in words, never a guessed name, never "he" or "that city". Each number in "needs" \
+appears as #k in the question.
+Steps with empty needs are searched at the same time. Do not add a step that only compares or \
+combines earlier answers; that happens after the search.
+
+Example.
+Question: Which sea borders the country where the inventor of the Varro engine was born?
+{"plan": "Find the engine's inventor, then their birth country, then the sea on its coast.", \
+"sub_questions": [{"needs": [], "question": "Who invented the Varro engine?"}, {"needs": [1], \
+"question": "In which country was #1 born?"}, {"needs": [2], "question": "Which sea borders #2?"}]}
+"""
+
 USER = "Question: {question}"
 
 
 class PlanReply(BaseModel):
-    """The planner's reply."""
+    """The planner's reply in the free format."""
 
     model_config = ConfigDict(extra="ignore")
 
     plan: str = Field(description="one to three sentences on how to reach the answer")
     sub_questions: list[str] = Field(description="single-hop sub-questions, #k = answer of step k")
+
+
+class LinkedStep(BaseModel):
+    """One sub-question of the linked format: the earlier steps it needs, and its text."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    needs: list[int] = Field(default_factory=list, description="earlier steps this one uses")
+    question: str = Field(validation_alias=AliasChoices("question", "text", "sub_question"))
+
+    @field_validator("needs", mode="before")
+    @classmethod
+    def _step_numbers(cls, value: Any) -> list[int]:
+        # API models without a grammar write "#2", "2" or a bare 2; anything else is no step.
+        items = value if isinstance(value, list) else [value]
+        numbers = []
+        for item in items:
+            text = str(item).strip().lstrip("#")
+            if text.isdigit():
+                numbers.append(int(text))
+        return numbers
+
+
+class LinkedPlanReply(BaseModel):
+    """The planner's reply in the linked format; a bare string step is read as its #k links."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    plan: str = Field(default="", description="one sentence on how to reach the answer")
+    sub_questions: list[LinkedStep | str] = Field(description="steps with their needs")
+
+    def drafts(self) -> list[DraftStep]:
+        """The steps for plan_links, strings taken as steps that list no needs."""
+        return [
+            DraftStep(step, ())
+            if isinstance(step, str)
+            else DraftStep(step.question, tuple(step.needs))
+            for step in self.sub_questions
+        ]
+
+
+def _linked_step_schema(position: int) -> dict[str, Any]:
+    """Step `position` (from 1) may list only the steps before it, so no self or forward link."""
+    needs: dict[str, Any] = (
+        {"const": []}
+        if position == 1
+        else {
+            "type": "array",
+            "items": {"enum": list(range(1, position))},
+            "maxItems": position - 1,
+        }
+    )
+    return {
+        "type": "object",
+        # needs first: the model commits to its links before it writes the text that uses them.
+        "properties": {"needs": needs, "question": {"type": "string"}},
+        "required": ["needs", "question"],
+    }
+
+
+def linked_schema(max_steps: int = MAX_STEPS) -> dict[str, Any]:
+    """JSON schema of a linked reply with 1 to `max_steps` steps (llama.cpp makes it a grammar).
+
+    Each length is its own alternative because a step's allowed needs depend on its position,
+    which a plain `items` schema cannot say.
+    """
+    plans = [
+        {
+            "type": "array",
+            "prefixItems": [_linked_step_schema(p) for p in range(1, length + 1)],
+            "minItems": length,
+            "maxItems": length,
+        }
+        for length in range(1, max_steps + 1)
+    ]
+    return {
+        "type": "object",
+        "properties": {"plan": {"type": "string"}, "sub_questions": {"anyOf": plans}},
+        "required": ["plan", "sub_questions"],
+    }
 
 
 REASK = """\
@@ -65,24 +185,56 @@ class PlanRejected(PlanError):
         self.results = results
 
 
-async def make_plan(
-    llm: LlmClient, *, question: str, tag: CallTag, attempts: int = 2
-) -> tuple[str, list[SubQuestion], list[LlmResult]]:
-    """Plan `question`: (plan text, validated sub-questions, every call made).
+@dataclass(frozen=True)
+class Plan:
+    """A validated plan: its text, the steps, every LLM call it took and the repairs made."""
 
-    A plan whose placeholders reference a missing step or form a cycle is asked for again with
-    the problem stated; after `attempts` broken plans, PlanRejected says what is wrong. A reply
-    that is not valid JSON is the client's to re-ask (MalformedOutput when it stays broken).
+    text: str
+    sub_questions: list[SubQuestion]
+    calls: list[LlmResult]
+    repairs: list[Repair] = field(default_factory=list)
+
+
+def _validated(
+    question: str, reply: PlanReply | LinkedPlanReply
+) -> tuple[list[SubQuestion], list[Repair]]:
+    if isinstance(reply, LinkedPlanReply):
+        return link_plan(question, reply.drafts())
+    return build_dag(reply.sub_questions), []
+
+
+async def make_plan(
+    llm: LlmClient,
+    *,
+    question: str,
+    tag: CallTag,
+    plan_format: PlanFormat = "linked",
+    attempts: int = 2,
+) -> Plan:
+    """Plan `question` in `plan_format`: the validated steps and every call made.
+
+    A plan that cannot be repaired (a placeholder naming a missing step, a cycle, no steps) is
+    asked for again with the problem stated; after `attempts` such plans, PlanRejected says what
+    is wrong. A reply that is not valid JSON is the client's to re-ask (MalformedOutput when it
+    stays broken).
     """
-    first = system_and_user(SYSTEM, USER.format(question=question))
+    linked = plan_format == "linked"
+    system = LINKED_SYSTEM if linked else FREE_SYSTEM
+    first = system_and_user(system, USER.format(question=question))
     messages: list[BaseMessage] = list(first)
     calls: list[LlmResult] = []
     problem = PlanError("no attempt was made")
     for _ in range(attempts):
-        reply, results = await llm.complete_json(messages, PlanReply, tag)
+        reply: PlanReply | LinkedPlanReply
+        if linked:
+            reply, results = await llm.complete_json(
+                messages, LinkedPlanReply, tag, json_schema=linked_schema()
+            )
+        else:
+            reply, results = await llm.complete_json(messages, PlanReply, tag)
         calls.extend(results)
         try:
-            return reply.plan.strip(), build_dag(reply.sub_questions), calls
+            steps, repairs = _validated(question, reply)
         except PlanError as error:
             problem = error
             messages = [
@@ -90,4 +242,8 @@ async def make_plan(
                 AIMessage(content=reply.model_dump_json()),
                 HumanMessage(content=REASK.format(problem=error)),
             ]
+            continue
+        for repair in repairs:
+            log.info("plan repaired: %s", repair)
+        return Plan(reply.plan.strip(), steps, calls, repairs)
     raise PlanRejected(str(problem), calls)

@@ -1,0 +1,67 @@
+"""The graph runs a repaired linked plan hop after hop, and plan_format reaches the planner."""
+
+import pytest
+from sqlalchemy import Engine
+
+from graphs.models.scripted_model import ScriptedChatModel
+from tests.fixtures.films import PLAN, build_corpus, chain_rules, rule, run, services
+
+QUESTION = "Where was the director of Blue Harbor born?"
+
+
+@pytest.mark.parametrize(
+    "second_step",
+    [
+        {"needs": [1], "question": "Where was he born?"},  # listed, but no #1 in the text
+        {"needs": [], "question": "Where was Tomas Reyd born?"},  # a guessed answer, no link
+    ],
+)
+async def test_a_repaired_linked_plan_runs_its_hops_in_order(
+    engine: Engine, database_url: str, second_step: dict[str, object]
+) -> None:
+    ids = build_corpus(engine)
+    rules = chain_rules(ids)
+    rules[0] = rule(
+        PLAN,
+        f"Question: {QUESTION}",
+        reply={
+            "plan": "Find the director, then the birthplace.",
+            "sub_questions": [{"needs": [], "question": "Who directed Blue Harbor?"}, second_step],
+        },
+    )
+    svc = services(engine, database_url, rules)
+    state, trace = await run(svc, QUESTION, thread="linked-1")
+
+    assert state["sub_questions"] == [
+        {"index": 1, "text": "Who directed Blue Harbor?", "depends_on": []},
+        {"index": 2, "text": "Where was #1 born?", "depends_on": [1]},
+    ]
+    # The second hop waits for the first and is asked with its answer filled in.
+    assert trace["steps"] == [
+        ["plan"],
+        ["schedule"],
+        ["sub_agent"],
+        ["schedule"],
+        ["sub_agent"],
+        ["schedule"],
+        ["synthesize"],
+    ]
+    assert state["answers"] == {1: "Tomas Reyd", 2: "Lisbon"}
+    assert state["final_answer"] == "Lisbon"
+    assert state["error"] is None
+    model = svc.llm.model
+    assert isinstance(model, ScriptedChatModel)
+    assert '"needs"' in model.prompts[0]  # the default is the linked format
+
+
+async def test_the_free_format_runs_the_original_prompt(engine: Engine, database_url: str) -> None:
+    ids = build_corpus(engine)
+    svc = services(engine, database_url, chain_rules(ids))
+    state, _ = await run(svc, QUESTION, thread="free-1", plan_format="free")
+
+    assert [s["depends_on"] for s in state["sub_questions"]] == [[], [1]]
+    assert state["final_answer"] == "Lisbon"
+    model = svc.llm.model
+    assert isinstance(model, ScriptedChatModel)
+    plan_prompt = model.prompts[0]
+    assert plan_prompt.startswith(PLAN) and '"needs"' not in plan_prompt
