@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Literal
 
@@ -13,6 +14,9 @@ from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
 from store.grasp_retrieval import Evidence
 
 UNKNOWN = "unknown"
+
+#: free: the model states DONE or QUERY_AGAIN; quote: DONE only with a grounded evidence quote.
+EvaluatorStyle = Literal["free", "quote"]
 
 SYSTEM = """\
 You answer one sub-question using only the evidence you are shown. Knowledge of your own does \
@@ -44,6 +48,10 @@ LAST_ROUND = """
 
 This is the last search round: the action must be "DONE". If the evidence does not give the \
 answer, answer "unknown"."""
+
+QUOTE_LAST_ROUND = """
+
+This is the last search round: no other evidence will come."""
 
 
 class EvaluationReply(BaseModel):
@@ -81,6 +89,85 @@ def evidence_block(evidence: Sequence[Evidence], max_chars: int) -> str:
     )
 
 
+QUOTE_SYSTEM = """\
+You answer one sub-question from the evidence shown, and you prove the answer by copying the \
+sentence it comes from. Knowledge of your own does not count.
+
+Write a JSON object with these fields, in this order:
+- "quote": the one sentence of the evidence or the notes that answers the sub-question, copied \
+word for word; "" when no sentence answers it.
+- "answer": the shortest span of that sentence that answers the sub-question (keep a full name \
+or a full date whole); "" when there is no quote.
+- "observations": up to three short notes (full names, no pronouns) of facts in the new evidence \
+that help with the sub-question; [] when nothing helps.
+- "search_statement": when there is no quote, one sentence stating the fact still missing; else "".
+- "keywords": when there is no quote, names and content words for that fact; else [].
+
+Example. Sub-question: Where was Marie Duval born? Evidence: [1] Marie Duval: Marie Duval \
+(1890-1950) was a French painter. She was born in Lyon and died in Paris.
+{"quote": "She was born in Lyon and died in Paris.", "answer": "Lyon", "observations": \
+["Marie Duval was born in Lyon."], "search_statement": "", "keywords": []}
+"""
+
+
+class QuotedReply(BaseModel):
+    """The quoting evaluator's reply: DONE is decided from the quote, not stated."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    quote: str = Field(default="", description="the evidence sentence the answer comes from")
+    answer: str = Field(default="", description="short answer span taken from the quote")
+    observations: list[str] = Field(default_factory=list, description="new short notes")
+    search_statement: str = Field(default="", description="the next search without a quote")
+    keywords: list[str] = Field(default_factory=list, description="BM25 terms without a quote")
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def quote_is_grounded(quote: str, sources: Sequence[str]) -> bool:
+    """Whether the quote is (nearly) a word-for-word run of one source text.
+
+    Nearly: at least 80% of its words appear in order in one source, so a dropped comma or a
+    small model's slight re-wording passes, while a sentence of its own making does not.
+    """
+    words = _words(quote)
+    if not words:
+        return False
+    for source in sources:
+        pool = _words(source)
+        matched, position = 0, 0
+        for word in words:
+            try:
+                position = pool.index(word, position) + 1
+            except ValueError:
+                continue
+            matched += 1
+        if matched >= 0.8 * len(words):
+            return True
+    return False
+
+
+def judged_by_quote(
+    reply: QuotedReply, evidence: Sequence[Evidence], observations: Sequence[str]
+) -> EvaluationReply:
+    """DONE exactly when the quote is grounded in the evidence or notes and gives an answer."""
+    sources = [*(item["text"] for item in evidence), *observations]
+    answer = reply.answer.strip()
+    if answer and quote_is_grounded(reply.quote, sources):
+        notes = list(reply.observations)
+        if reply.quote.strip() not in notes:  # the proof stays in the notes for later rounds
+            notes = [reply.quote.strip(), *notes][:3]
+        return EvaluationReply(observations=notes, action="DONE", answer=answer)
+    return EvaluationReply(
+        observations=reply.observations,
+        action="QUERY_AGAIN",
+        search_statement=reply.search_statement,
+        keywords=reply.keywords,
+    )
+
+
 async def evaluate(
     llm: LlmClient,
     *,
@@ -92,17 +179,30 @@ async def evaluate(
     last_round: bool,
     max_chars: int,
     tag: CallTag,
+    style: EvaluatorStyle = "free",
 ) -> tuple[EvaluationReply, list[LlmResult]]:
-    """Judge the evidence; in the last round a QUERY_AGAIN reply is turned into DONE."""
+    """Judge the evidence; in the last round a QUERY_AGAIN reply is turned into DONE.
+
+    `style="quote"` asks for the sentence the answer comes from and decides DONE from it, since
+    small models say QUERY_AGAIN with the answer in view and DONE with an answer of their own.
+    """
     user = USER.format(
         question=question,
         known=known_answers(dependencies),
         sub_question=sub_question,
         notes=notes_block(observations),
         evidence=evidence_block(evidence, max_chars),
-        last_round=LAST_ROUND if last_round else "",
+        last_round=(QUOTE_LAST_ROUND if style == "quote" else LAST_ROUND) if last_round else "",
     )
-    reply, results = await llm.complete_json(system_and_user(SYSTEM, user), EvaluationReply, tag)
+    if style == "quote":
+        quoted, results = await llm.complete_json(
+            system_and_user(QUOTE_SYSTEM, user), QuotedReply, tag
+        )
+        reply = judged_by_quote(quoted, evidence, observations)
+    else:
+        reply, results = await llm.complete_json(
+            system_and_user(SYSTEM, user), EvaluationReply, tag
+        )
     if reply.action == "DONE" or last_round:
         answer = reply.answer.strip() or UNKNOWN
         reply = reply.model_copy(update={"action": "DONE", "answer": answer})
