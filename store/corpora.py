@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -76,7 +77,37 @@ class CorpusStats:
 
 def content_hash(title: str, text: str) -> str:
     """The key that makes re-indexing the same passage a no-op."""
-    return hashlib.sha256(f"{title}\n{text}".encode()).hexdigest()
+    # surrogatepass: a lone surrogate (valid in JSON, not in UTF-8) still hashes, so the
+    # passage that holds it can be stored and reported instead of stopping the whole file.
+    return hashlib.sha256(f"{title}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+#: A code point PostgreSQL text cannot hold, and what stands for it in the stored copy.
+NUL = "\x00"
+REPLACEMENT = "\ufffd"
+#: Lone UTF-16 surrogates: JSON may hold them ("\\ud800"), UTF-8 and PostgreSQL cannot.
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unstorable_reason(title: str, text: str) -> str | None:
+    """Why PostgreSQL cannot store this passage as given (NUL, lone surrogate), or None."""
+    for part, value in (("title", title), ("text", text)):
+        if NUL in value:
+            return (
+                f"the {part} holds a NUL character (U+0000) at offset {value.index(NUL)}; "
+                "remove it from the file"
+            )
+        if found := SURROGATE.search(value):
+            return (
+                f"the {part} holds a lone surrogate (U+{ord(found.group()):04X}) at offset "
+                f"{found.start()}, which is not text; fix the file's encoding"
+            )
+    return None
+
+
+def storable(value: str) -> str:
+    """`value` with NUL characters and lone surrogates replaced by U+FFFD, so it can be stored."""
+    return SURROGATE.sub(REPLACEMENT, value.replace(NUL, REPLACEMENT))
 
 
 def ensure_corpus(engine: Engine, name: str, embedder: str) -> int:
@@ -130,6 +161,8 @@ def add_passages(
 
     Duplicates (same title and text) inside the input or already stored map to one row. With a
     `source`, every given passage is recorded as held by it (see store.deletion.prune_source).
+    A passage PostgreSQL cannot hold as given (see `unstorable_reason`) is stored with the
+    offending characters replaced, under the hash of what was given.
     """
     hashes = [content_hash(title, text) for title, text in passages]
     with transaction(engine) as session:
@@ -146,8 +179,9 @@ def add_passages(
             if digest not in existing and digest not in fresh:
                 fresh[digest] = {
                     "corpus_id": corpus,
-                    "title": title,
-                    "text": text,
+                    # The key is the given text; the stored copy is one PostgreSQL can hold.
+                    "title": storable(title),
+                    "text": storable(text),
                     "content_hash": digest,
                     "position": base + 1 + len(fresh),
                 }
@@ -216,9 +250,66 @@ def record_failure(
         if marked is not None:
             session.add(
                 ExtractionFailure(
-                    corpus_id=corpus, passage_id=passage_id, error=error, raw_output=raw_output
+                    corpus_id=corpus,
+                    passage_id=passage_id,
+                    error=storable(error),
+                    raw_output=None if raw_output is None else storable(raw_output),
                 )
             )
+
+
+def reset_failures(engine: Engine, corpus: int, passage_ids: Sequence[int]) -> int:
+    """Make failed passages pending again and drop their failure rows (before a retry).
+
+    A retried passage then has at most its latest failure recorded, or none once it succeeds.
+    Returns how many passages were reset.
+    """
+    if not passage_ids:
+        return 0
+    wanted = list(set(passage_ids))
+    with transaction(engine) as session:
+        session.execute(
+            delete(ExtractionFailure).where(
+                ExtractionFailure.corpus_id == corpus, ExtractionFailure.passage_id.in_(wanted)
+            )
+        )
+        reset = session.execute(
+            update(Passage)
+            .where(Passage.corpus_id == corpus, Passage.id.in_(wanted), Passage.status == "failed")
+            .values(status="pending")
+            .returning(Passage.id)
+        ).all()
+    return len(reset)
+
+
+@dataclass(frozen=True)
+class FailureRow:
+    """One recorded failure of a passage, for `grasp corpus failures`."""
+
+    passage_id: int
+    title: str
+    error: str
+    raw_output: str | None
+    created_at: datetime
+
+
+def list_failures(engine: Engine, corpus: int, limit: int | None = None) -> list[FailureRow]:
+    """The corpus's recorded failures, oldest passage first."""
+    query = (
+        select(
+            ExtractionFailure.passage_id,
+            Passage.title,
+            ExtractionFailure.error,
+            ExtractionFailure.raw_output,
+            ExtractionFailure.created_at,
+        )
+        .join(Passage, Passage.id == ExtractionFailure.passage_id)
+        .where(ExtractionFailure.corpus_id == corpus)
+        .order_by(Passage.position, ExtractionFailure.id)
+        .limit(limit)
+    )
+    with transaction(engine) as session:
+        return [FailureRow(*row) for row in session.execute(query).all()]
 
 
 def corpus_stats(engine: Engine, name: str) -> CorpusStats:

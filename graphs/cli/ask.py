@@ -1,7 +1,11 @@
 """`grasp ask` (resumable through PostgreSQL checkpoints), and the `runs` and `show` commands.
 
 `ask` prints the thread id first; re-running it with `--thread` continues an interrupted run
-from its last checkpoint, or prints a finished one without calling the model. `--method` picks
+from its last checkpoint, or prints a finished one without calling the model. It shows progress
+by default: the plan, then one line per node as it finishes (`--stream` is that default, kept
+for old scripts; `--quiet` leaves only the plan and the result). An empty question, an unknown
+corpus, one indexed by another embedder, or an ill-typed `--set` is refused in one line before
+any thread exists. `--method` picks
 any answering method of graphs/peers/registry.py (GRASP by default); every one is checkpointed
 the same way, and its thread records which method ran it.
 """
@@ -49,8 +53,9 @@ from graphs.runtime.run_history import (
     say,
     step_of,
 )
-from graphs.runtime.services import services_for
+from graphs.runtime.services import Services, services_for
 from graphs.runtime.settings import Settings
+from store.corpora import CorpusNotFound, corpus_embedder, corpus_id
 
 
 def register(sub: Any) -> None:
@@ -67,7 +72,17 @@ def register(sub: Any) -> None:
     ask.add_argument(
         "--thread", help="thread id: resume an interrupted run, or show a finished one"
     )
-    ask.add_argument("--stream", action="store_true", help="print every node's result live")
+    shown = ask.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--stream",
+        action="store_true",
+        help="print every node's result live (the default; kept for old scripts)",
+    )
+    shown.add_argument(
+        "--quiet",
+        action="store_true",
+        help="print only the thread, the plan and the result, not each node as it finishes",
+    )
     ask.add_argument("--max-iterations", type=int, help="GRASP: search rounds per sub-agent")
     ask.add_argument("--planner", choices=["on", "off"], help="GRASP only")
     ask.add_argument("--entity-selection", choices=["llm", "off"], help="GRASP only")
@@ -103,14 +118,9 @@ def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
         key = key.strip().replace("-", "_")
         if not sep:
             raise Refused(f"--set takes KEY=VALUE, not {item!r}")
-        default = defaults.get(key)
-        # Numbers keep the type of their default; everything else is a string.
-        if isinstance(default, int):
-            overrides[key] = int(raw)
-        elif isinstance(default, float):
-            overrides[key] = float(raw)
-        else:
-            overrides[key] = raw
+        if key == "corpus":
+            raise Refused("--set corpus=… is not a setting: name the corpus with --corpus")
+        overrides[key] = typed_value(key, raw, defaults.get(key))
     for key in GRASP_FLAGS:
         if getattr(args, key) is not None:
             if method != DEFAULT_METHOD:
@@ -118,6 +128,48 @@ def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
                 raise Refused(f"{flag} is a GRASP setting; {method} takes --set KEY=VALUE")
             overrides[key] = getattr(args, key)
     return overrides
+
+
+#: How `--set` spells booleans.
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off"})
+
+
+def typed_value(key: str, raw: str, default: Any) -> Any:
+    """`raw` in the type of the setting's default (numbers, booleans); anything else stays text."""
+    if isinstance(default, bool):  # before int: a bool is an int
+        word = raw.strip().lower()
+        if word not in TRUE_WORDS | FALSE_WORDS:
+            raise Refused(f"--set {key}={raw}: {key} is true or false")
+        return word in TRUE_WORDS
+    kind = int if isinstance(default, int) else float if isinstance(default, float) else None
+    if kind is None:
+        return raw
+    try:
+        return kind(raw)
+    except ValueError:
+        expected = "a whole number" if kind is int else "a number"
+        raise Refused(f"--set {key}={raw}: {key} takes {expected}") from None
+
+
+def check_question(question: str) -> None:
+    """Refuse an empty question before anything runs or is recorded."""
+    if not question.strip():
+        raise Refused('the question is empty; ask something, e.g. grasp ask "Who …?" --corpus C')
+
+
+def check_corpus(services: Services, name: str) -> None:
+    """Refuse an unknown corpus, or one whose vectors another embedder made (as eval does)."""
+    try:
+        corpus = corpus_id(services.engine, name)
+    except CorpusNotFound as exc:
+        raise Refused(str(exc)) from None
+    indexed_with = corpus_embedder(services.engine, corpus)
+    if indexed_with not in (None, services.embedder.name):
+        raise Refused(
+            f"corpus {name!r} was indexed with embedder {indexed_with}, but GRASP_EMBEDDER gives "
+            f"{services.embedder.name}: its vectors cannot be compared; set GRASP_EMBEDDER to match"
+        )
 
 
 def run_config(
@@ -215,12 +267,19 @@ async def run_ask(args: argparse.Namespace) -> int:
     from graphs.cli.main import errors
 
     thread = args.thread
-    say(f"thread: {thread}")  # first, so an interrupted run can be resumed with it
+    # Bad input is refused before the thread line: nothing ran, so there is nothing to resume.
+    check_question(args.question)
     settings = overrides_of(args)
-    if getattr(args, "method", DEFAULT_METHOD) != DEFAULT_METHOD:
-        return await run_peer_ask(args, settings)
-    make_context(args.corpus, **settings)  # bad settings fail before any work
+    method = getattr(args, "method", DEFAULT_METHOD)
+    if method == DEFAULT_METHOD:
+        make_context(args.corpus, **settings)  # bad settings fail before any work
+    else:
+        method_context(method, args.corpus, **settings)
     services = await asyncio.to_thread(services_for, Settings.from_env())
+    await asyncio.to_thread(check_corpus, services, args.corpus)
+    say(f"thread: {thread}")  # first of the run, so an interrupted run can be resumed with it
+    if method != DEFAULT_METHOD:
+        return await run_peer_ask(args, settings, services)
     async with open_checkpointer(services.database_url) as saver:
         # Services are resolved per run from the context (its chat_model may differ).
         graph = build_grasp_graph(None, saver)
@@ -240,7 +299,7 @@ async def run_ask(args: argparse.Namespace) -> int:
             if snapshot.values.get("plan") is not None:
                 for line in plan_lines(snapshot.values):
                     say(line)
-        printer = LivePrinter(args.stream)
+        printer = LivePrinter(stream=not args.quiet)
         started = time.monotonic()
         try:
             async for namespace, event in graph.astream(
@@ -264,13 +323,13 @@ async def run_ask(args: argparse.Namespace) -> int:
     return 0 if values.get("final_answer") else 1
 
 
-async def run_peer_ask(args: argparse.Namespace, settings: dict[str, Any]) -> int:
+async def run_peer_ask(
+    args: argparse.Namespace, settings: dict[str, Any], services: Services
+) -> int:
     """Start, resume or replay a peer method's run of `args.question` on its thread."""
     from graphs.cli.main import errors
 
     method, thread = args.method, args.thread
-    method_context(method, args.corpus, **settings)  # bad settings fail before any work
-    services = await asyncio.to_thread(services_for, Settings.from_env())
     async with open_checkpointer(services.database_url) as saver:
         graph = build_method_graph(method, None, saver)
         config = run_config(thread, args.question, args.corpus, settings, method)
@@ -294,7 +353,7 @@ async def run_peer_ask(args: argparse.Namespace, settings: dict[str, Any]) -> in
             ):
                 if event.get("error"):
                     say(f"{event['name']} failed: {event['error']}")
-                elif args.stream and "result" in event and event["name"] != "__start__":
+                elif not args.quiet and "result" in event and event["name"] != "__start__":
                     say(f"[{event['name']}] {describe(method, event['name'], event['result'])}")
         except Exception as exc:  # the run stops; what finished is saved
             errors.print(escape(f"the run stopped: {type(exc).__name__}: {exc}"), soft_wrap=True)

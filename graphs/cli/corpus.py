@@ -1,4 +1,7 @@
-"""`grasp delete` and `grasp corpus list|drop|check`: remove documents and whole corpora cleanly."""
+"""`grasp delete` and `grasp corpus list|drop|check|failures`: remove documents cleanly, say why.
+
+Deleting passages or whole corpora leaves no orphans; `failures` lists failed passages' reasons.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from store.corpora import (
     corpus_sources,
     delete_corpus,
     list_corpora,
+    list_failures,
 )
 from store.deletion import DeletionReport, delete_passage_id, delete_titled, prune_source
 from store.integrity import integrity_problems
@@ -52,6 +56,10 @@ def register(sub: Any) -> None:
     check = actions.add_parser("check", help="look for orphans and drifted counters")
     check.add_argument("name")
     check.set_defaults(handler=handle_check)
+    failures = actions.add_parser("failures", help="passages that failed, with the reason")
+    failures.add_argument("name")
+    failures.add_argument("--raw", action="store_true", help="also print the model's raw output")
+    failures.set_defaults(handler=handle_failures)
 
 
 def _engine() -> Engine:
@@ -178,4 +186,32 @@ def handle_check(args: argparse.Namespace) -> int:
         return 0
     for name, count in problems.items():
         console.print(f"{name}: {count}", markup=False, soft_wrap=True)
+    return 1
+
+
+def handle_failures(args: argparse.Namespace) -> int:
+    """One line per failed passage (id, title, reason); exit 1 when there is any."""
+    from graphs.cli.main import console
+
+    engine = _engine()
+    try:
+        corpus = corpus_id(engine, args.name)
+    except CorpusNotFound as exc:
+        return _fail(str(exc))
+    rows = list_failures(engine, corpus)
+    if not rows:
+        console.print(f"corpus {args.name!r}: no failed passages", markup=False, soft_wrap=True)
+        return 0
+    for row in rows:
+        reason = " ".join(row.error.split())
+        line = f"passage {row.passage_id} {row.title!r}: {reason}"
+        console.print(line, markup=False, soft_wrap=True)
+        if args.raw and row.raw_output:
+            console.print(f"  raw output: {row.raw_output!r}", markup=False, soft_wrap=True)
+    console.print(
+        f"{_count(len(rows), 'failed passage', 'failed passages')}; "
+        "`grasp index PATH --corpus NAME --retry-failed` extracts them once more",
+        markup=False,
+        soft_wrap=True,
+    )
     return 1

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
 import time
 from pathlib import Path
 from typing import Any, get_args
 
 from langchain_core.runnables import RunnableConfig
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from graphs.indexing.corpus_files import read_corpus
+from graphs.indexing.corpus_files import CorpusFormatError, read_corpus
 from graphs.indexing.graph import ExtractorName, IndexContext, IndexState, build_index_graph
 from graphs.runtime.settings import Settings
 
@@ -32,19 +34,24 @@ def register(sub: Any) -> None:
     index.add_argument(
         "path", type=Path, help="HippoRAG corpus JSON, JSON lines, or a folder of .txt/.md"
     )
-    index.add_argument("--corpus", required=True, help="name space to index into")
+    index.add_argument("--corpus", required=True, type=corpus_name, help="name space to index into")
     defaults = IndexContext()
     index.add_argument("--extractor", choices=get_args(ExtractorName), default=defaults.extractor)
     index.add_argument(
         "--batch-size",
-        type=int,
+        type=count_or_zero,
         default=defaults.batch_size,
         help="passages per call (0: default)",
     )
     index.add_argument(
-        "--limit", type=int, default=0, help="only the first N passages (then nothing is removed)"
+        "--limit",
+        type=count_or_zero,
+        default=0,
+        help="only the first N passages (0: all; with a limit nothing is removed)",
     )
-    index.add_argument("--concurrency", type=int, default=0, help="batches in flight (0: default)")
+    index.add_argument(
+        "--concurrency", type=count_or_zero, default=0, help="batches in flight (0: default)"
+    )
     index.add_argument("--retry-failed", action="store_true", help="re-extract failed passages")
     index.add_argument("--no-passage-embeddings", action="store_true", help="skip passage vectors")
     index.set_defaults(handler=handle_index)
@@ -52,6 +59,24 @@ def register(sub: Any) -> None:
     stats = sub.add_parser("stats", help="print a corpus's counts and indexing cost")
     stats.add_argument("--corpus", required=True)
     stats.set_defaults(handler=handle_stats)
+
+
+def count_or_zero(raw: str) -> int:
+    """An argparse type: a whole number ≥ 0 (0 means "the default" or "all")."""
+    try:
+        value = int(raw)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {raw!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def corpus_name(raw: str) -> str:
+    """An argparse type: a corpus name that is not empty or blank."""
+    if not raw.strip():
+        raise argparse.ArgumentTypeError("a corpus needs a name, got an empty one")
+    return raw
 
 
 def summary_table(summary: dict[str, Any], title: str) -> Table:
@@ -114,6 +139,7 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
     started = time.time()
     summary: dict[str, Any] = {}
     done = failed = pending = tokens_in = tokens_out = 0
+    shown: set[str] = set()
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -138,13 +164,19 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
                     pending += counters.get("passages_pending", 0)
                     tokens_in += counters.get("input_tokens", 0)
                     tokens_out += counters.get("output_tokens", 0)
+                    waiting = f" · pending {pending}" if pending else ""
                     progress.update(
                         task,
                         completed=done + failed + pending,
-                        detail=f"done {done} · failed {failed} · tokens {tokens_in}/{tokens_out}",
+                        detail=f"done {done} · failed {failed}{waiting} · "
+                        f"tokens {tokens_in}/{tokens_out}",
                     )
                     for message in value.get("errors", []):
-                        errors.print(f"[yellow]batch error[/]: {message}")
+                        if message in shown:  # a stopped server fails every batch alike
+                            continue
+                        shown.add(message)
+                        # soft_wrap: a long error stays one line a user (or grep) can read.
+                        errors.print(f"[yellow]batch error[/]: {escape(message)}", soft_wrap=True)
                 elif node == "embed_passages":
                     progress.update(
                         task, detail=f"done {done} · failed {failed} · passage vectors stored"
@@ -173,20 +205,40 @@ def source_sync_line(counters: dict[str, int]) -> str | None:
     )
 
 
-def handle_index(args: argparse.Namespace) -> int:
-    """Index the corpus, print its table, and say how to finish passages left pending."""
-    from graphs.cli.main import console
-
-    summary = asyncio.run(run_index(args))
-    console.print(summary_table(summary, f"corpus {args.corpus}"))
-    if line := source_sync_line(summary.get("this_run", {})):
-        console.print(line, soft_wrap=True)
+def unfinished_lines(summary: dict[str, Any], corpus: str) -> list[str]:
+    """What is left undone in the corpus and how to deal with it (empty when all is done)."""
+    lines = []
+    quoted = shlex.quote(corpus)
+    if summary.get("passages_failed"):
+        lines.append(
+            f"[yellow]{summary['passages_failed']} passages failed[/]: "
+            f"`grasp corpus failures {escape(quoted)}` lists why; fix the file and index it "
+            "again, or add --retry-failed to extract them once more."
+        )
     if summary.get("passages_pending"):
-        console.print(
+        lines.append(
             f"[yellow]{summary['passages_pending']} passages are still pending[/] "
             "(provider errors or an interruption): run the same command again to finish them."
         )
-    return 0
+    return lines
+
+
+def handle_index(args: argparse.Namespace) -> int:
+    """Index the corpus and print its table; exit 1 while any passage failed or is pending."""
+    from graphs.cli.main import console, errors
+
+    try:
+        summary = asyncio.run(run_index(args))
+    except (CorpusFormatError, FileNotFoundError) as exc:
+        errors.print(f"[red]error[/]: {escape(str(exc))}", soft_wrap=True)
+        return 1
+    console.print(summary_table(summary, f"corpus {args.corpus}"))
+    if line := source_sync_line(summary.get("this_run", {})):
+        console.print(line, soft_wrap=True)
+    lines = unfinished_lines(summary, args.corpus)
+    for line in lines:
+        console.print(line, soft_wrap=True)
+    return 1 if lines else 0
 
 
 def handle_stats(args: argparse.Namespace) -> int:
@@ -196,5 +248,8 @@ def handle_stats(args: argparse.Namespace) -> int:
     from graphs.runtime.services import open_engine
 
     engine, _ = open_engine(Settings.from_env())
-    console.print(summary_table(corpus_summary(engine, args.corpus), f"corpus {args.corpus}"))
+    summary = corpus_summary(engine, args.corpus)
+    console.print(summary_table(summary, f"corpus {args.corpus}"))
+    for line in unfinished_lines(summary, args.corpus):
+        console.print(line, soft_wrap=True)
     return 0

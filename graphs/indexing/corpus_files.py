@@ -44,12 +44,19 @@ def read_corpus(path: Path) -> list[SourcePassage]:
     if not path.exists():
         raise FileNotFoundError(f"corpus not found: {path}")
     if path.suffix.lower() in JSON_LINES_SUFFIXES:
-        return _read_json_lines(path)
+        return _non_empty(_read_json_lines(path), path)
     if path.suffix.lower() == ".json":
-        return _read_json(path)
+        return _non_empty(_read_json(path), path)
     raise CorpusFormatError(
         f"{path}: unsupported corpus file; expected .json, .jsonl or a folder of .txt/.md files"
     )
+
+
+def _non_empty(passages: list[SourcePassage], path: Path) -> list[SourcePassage]:
+    # An empty file is a mistake (wrong file, failed export), never a corpus to index.
+    if not passages:
+        raise CorpusFormatError(f"{path}: no passages in the file")
+    return passages
 
 
 def _read_text(path: Path) -> str:
@@ -79,9 +86,16 @@ def _read_json(path: Path) -> list[SourcePassage]:
         raise CorpusFormatError(
             f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from exc
+    except RecursionError as exc:
+        raise CorpusFormatError(f"{path}: JSON nested too deeply to be a corpus") from exc
     if isinstance(data, list):
         return [_passage_from_object(obj, f"{path}: entry {i}") for i, obj in enumerate(data)]
     if isinstance(data, dict):
+        if "title" in data and "text" in data and not isinstance(data["text"], list):
+            raise CorpusFormatError(
+                f"{path}: one {{title, text}} object; a corpus is a list of them: "
+                "wrap it in [ ] (or write one object per line in a .jsonl file)"
+            )
         return [_passage_from_sentences(title, value, path) for title, value in data.items()]
     raise CorpusFormatError(
         f"{path}: expected a list of {{title, text}} objects or a dict title -> sentences"
@@ -97,7 +111,9 @@ def _passage_from_sentences(title: str, value: Any, path: Path) -> SourcePassage
 
 def iter_json_lines(path: Path, error: type[ValueError] = ValueError) -> Iterator[tuple[str, Any]]:
     """Yield (location, parsed object) per non-blank line; bad JSON raises `error` naming the line."""
-    for lineno, line in enumerate(_read_text(path).splitlines(), start=1):
+    # Split at newlines only: str.splitlines also breaks at U+2028 and friends, which JSON
+    # strings may hold unescaped.
+    for lineno, line in enumerate(_read_text(path).split("\n"), start=1):
         if not line.strip():
             continue
         where = f"{path}: line {lineno}"
@@ -105,6 +121,8 @@ def iter_json_lines(path: Path, error: type[ValueError] = ValueError) -> Iterato
             yield where, json.loads(line)
         except json.JSONDecodeError as exc:
             raise error(f"{where}: invalid JSON: {exc.msg}") from exc
+        except RecursionError as exc:
+            raise error(f"{where}: JSON nested too deeply") from exc
 
 
 def _read_json_lines(path: Path) -> list[SourcePassage]:

@@ -26,7 +26,17 @@ from nodes.indexing.extract_synthetic import SyntheticExtractor
 from nodes.indexing.extraction_types import Extractor, PassageInput
 from nodes.indexing.index_batch import BatchReport, index_batch
 from nodes.indexing.link_entities import LinkReport, link_entities
-from store.corpora import PassageRow, add_passages, corpus_id, corpus_stats, ensure_corpus
+from store.corpora import (
+    PassageRow,
+    add_passages,
+    corpus_id,
+    corpus_stats,
+    ensure_corpus,
+    record_failure,
+    reset_failures,
+    storable,
+    unstorable_reason,
+)
 from store.deletion import prune_source
 from store.entities import DEFAULT_TYPE_THRESHOLD
 from store.entity_graph_links import SYNONYM_THRESHOLD
@@ -79,7 +89,11 @@ class IndexContext:
     )
 
     def __post_init__(self) -> None:
-        """Refuse a synonym threshold that is not a cosine."""
+        """Refuse a synonym threshold that is not a cosine, and a negative batch size."""
+        if self.batch_size < 0:
+            raise ValueError(
+                f"batch_size must be 0 (the default) or positive, got {self.batch_size}"
+            )
         if not 0.0 < self.synonym_threshold <= 1.0:
             raise ValueError(f"synonym_threshold must be in (0, 1], got {self.synonym_threshold}")
 
@@ -147,10 +161,11 @@ def make_extractor(context: IndexContext, services: Services) -> Extractor:
 
 def source_key(state: IndexState) -> str | None:
     """The source the run's passages are recorded under, if any."""
+    # storable: a path with undecodable bytes (surrogate escapes) must not stop the index.
     if state.get("source"):
-        return state["source"]
+        return storable(state["source"])
     if state.get("source_path"):
-        return str(Path(state["source_path"]).resolve())
+        return storable(str(Path(state["source_path"]).resolve()))
     return None
 
 
@@ -167,6 +182,26 @@ def sync_source(
     added = Counter(row.title for row in rows if row.added)
     changed = sum((Counter(report.titles) & added).values())
     return {"passages_changed": changed, "passages_removed": report.passages - changed}
+
+
+def reject_unstorable(
+    engine: Engine, corpus: int, pairs: Sequence[tuple[str, str]], rows: Sequence[PassageRow]
+) -> dict[int, str]:
+    """Record as failed every passage whose text PostgreSQL cannot hold; return id → reason.
+
+    Such a passage is stored with its bad characters replaced (see store.corpora.storable), so
+    extracting that copy would index text the file does not have: it is never extracted, and
+    its failure is recorded once, however often the file is indexed or retried.
+    """
+    rejected: dict[int, str] = {}
+    for (title, text), row in zip(pairs, rows, strict=True):
+        reason = unstorable_reason(title, text)
+        if reason is None or row.id in rejected:
+            continue
+        rejected[row.id] = reason
+        if row.status != "failed":
+            record_failure(engine, corpus, row.id, f"unstorable passage: {reason}", None)
+    return rejected
 
 
 def fan_out(state: IndexState) -> list[Send] | Literal["embed_passages"]:
@@ -195,8 +230,13 @@ class IndexNodes:
             read = await asyncio.to_thread(read_corpus, Path(state["source_path"]))
             given = [{"title": p.title, "text": p.text} for p in read]
         pairs = [(p.get("title", ""), p.get("text", "")) for p in given or []]
-        if state.get("limit"):
-            pairs = pairs[: state["limit"]]
+        if not state["corpus"].strip():
+            raise ValueError("a corpus needs a name, got an empty one")
+        limit = state.get("limit", 0)
+        if limit < 0:
+            raise ValueError(f"limit must be 0 (all passages) or positive, got {limit}")
+        if limit:
+            pairs = pairs[:limit]
         corpus_id = await asyncio.to_thread(
             ensure_corpus, services.engine, state["corpus"], services.embedder.name
         )
@@ -205,13 +245,20 @@ class IndexNodes:
         synced: dict[str, int] = {}
         if source is not None and not state.get("limit"):
             synced = await asyncio.to_thread(sync_source, services.engine, corpus_id, source, rows)
+        rejected = await asyncio.to_thread(
+            reject_unstorable, services.engine, corpus_id, pairs, rows
+        )
         wanted = {"pending", "failed"} if context.retry_failed else {"pending"}
-        seen: set[int] = set()
-        todo = []
+        seen: set[int] = set(rejected)
+        todo: list[dict[str, Any]] = []
         for row in rows:
             if row.status in wanted and row.id not in seen:
                 seen.add(row.id)
                 todo.append({"id": row.id, "title": row.title, "text": row.text})
+        if context.retry_failed:
+            # A retried passage's old failure rows go: it ends with its latest outcome only.
+            retried = [t["id"] for t in todo]
+            await asyncio.to_thread(reset_failures, services.engine, corpus_id, retried)
         size = context.batch_size or make_extractor(context, services).default_batch_size
         batches = [todo[i : i + size] for i in range(0, len(todo), size)]
         already = len({row.id for row in rows}) - len(todo)
@@ -223,6 +270,7 @@ class IndexNodes:
                 "passages_total": len({row.id for row in rows}),
                 "passages_skipped": already,
                 "passages_added": sum(row.added for row in rows),
+                "passages_rejected": len(rejected),
                 **synced,
             },
         }

@@ -99,16 +99,31 @@ def extract_document(passage: PassageInput, doc: Any, title_doc: Any) -> Extract
     )
 
 
+def unusable_reason(passage: PassageInput, max_length: int) -> str | None:
+    """Why spaCy cannot take this passage (empty, or over its length limit), or None."""
+    if not passage.text.strip():
+        return "empty passage: nothing to extract"
+    longest = max(len(passage.text), len(passage.title))
+    if longest > max_length:
+        # spaCy refuses the whole pipe call for one such text; failing it alone keeps the rest.
+        return (
+            f"passage of {longest:,} characters is over spaCy's limit of {max_length:,}; "
+            "split it into smaller passages"
+        )
+    return None
+
+
 def extract_sync(passages: Sequence[PassageInput]) -> BatchOutcome:
     """Run spaCy over a batch (spaCy's pipeline is not thread-safe, hence the lock)."""
     outcome = BatchOutcome()
-    usable = [p for p in passages if p.text.strip()]
-    outcome.failures.extend(
-        ExtractionFailed(p.id, "empty passage: nothing to extract")
-        for p in passages
-        if not p.text.strip()
-    )
     nlp = load_spacy()
+    usable = []
+    for passage in passages:
+        reason = unusable_reason(passage, nlp.max_length)
+        if reason is None:
+            usable.append(passage)
+        else:
+            outcome.failures.append(ExtractionFailed(passage.id, reason))
     with _nlp_lock:
         docs = list(nlp.pipe([p.text for p in usable], batch_size=PIPE_BATCH_SIZE))
         titles = list(nlp.pipe([p.title for p in usable], batch_size=PIPE_BATCH_SIZE))

@@ -9,7 +9,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from nodes.indexing.extraction_types import BatchOutcome, EntityMention, Extraction, PassageInput
+from nodes.indexing.extraction_types import (
+    BatchOutcome,
+    EntityMention,
+    Extraction,
+    ExtractionFailed,
+    PassageInput,
+)
 
 
 def extract_one(passage: PassageInput) -> Extraction:
@@ -33,5 +39,12 @@ class SyntheticExtractor:
     default_batch_size: int = 64
 
     async def extract(self, passages: Sequence[PassageInput], corpus_id: int) -> BatchOutcome:
-        """Extract every non-empty passage at once; empty ones are skipped, not failed."""
-        return BatchOutcome(extractions=[extract_one(p) for p in passages if p.text.strip()])
+        """Extract every non-empty passage at once; empty ones fail, as with the other extractors."""
+        return BatchOutcome(
+            extractions=[extract_one(p) for p in passages if p.text.strip()],
+            failures=[
+                ExtractionFailed(p.id, "empty passage: nothing to extract")
+                for p in passages
+                if not p.text.strip()
+            ],
+        )

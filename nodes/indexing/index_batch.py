@@ -34,6 +34,14 @@ class BatchReport:
     error: str | None = None
 
 
+def one_line_error(exc: BaseException) -> str:
+    """The error's type and the first line of its message (a driver's error appends its SQL)."""
+    # SQLAlchemy wraps the driver's error as `orig`; its own text adds the statement and a link.
+    cause = getattr(exc, "orig", None) or exc
+    lines = [line.strip() for line in str(cause).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0] if lines else 'no message'}"
+
+
 def embed_extractions(
     embedder: Embedder, extractions: Sequence[Extraction]
 ) -> list[ExtractedPassage]:
@@ -98,9 +106,11 @@ async def index_batch(
             )
             report.passages_failed += 1
     except Exception as exc:  # database down, embedder crash: keep the batch pending, report it
-        log.exception("batch of %d passages failed", len(passages))
+        # The error goes to the user as one line (report.error); the trace only with --verbose,
+        # or a stopped server would print one per batch in flight.
+        log.debug("batch of %d passages failed", len(passages), exc_info=True)
         report.passages_pending = len(passages)
-        report.error = f"{type(exc).__name__}: {exc}"
+        report.error = one_line_error(exc)
         return report
     report.passages_done = counts.passages
     report.propositions = counts.propositions
