@@ -320,6 +320,7 @@ async def run_ask(args: argparse.Namespace) -> int:
             errors.print(escape(f"continue it with: {resume_command(args)}"), soft_wrap=True)
             return 1
         values = await report(graph, thread, time.monotonic() - started)
+    say(f"see the run: grasp view {thread} --open")
     return 0 if values.get("final_answer") else 1
 
 
@@ -360,6 +361,7 @@ async def run_peer_ask(
             errors.print(escape(f"continue it with: {resume_command(args)}"), soft_wrap=True)
             return 1
         values = await report(graph, thread, time.monotonic() - started)
+    say(f"see the run: grasp view {thread} --open")
     return 0 if values.get("final_answer") else 1
 
 

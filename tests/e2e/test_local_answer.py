@@ -1,52 +1,49 @@
-"""The real local model answers ../shared/data/sample.json over its three-passage corpus."""
+"""The README's first run, exactly as a new user types it: the shipped musique-5q corpus indexed
+with spaCy, then the two-hop Maiden Japan question answered by the real local model (seeded)."""
 
-from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, func, select
 
-from evals.loaders import load_questions
-from graphs.api import answer
-from graphs.indexing.corpus_files import read_corpus
-from graphs.indexing.graph import IndexContext, build_index_graph
-from graphs.models.embedders import make_embedder
-from graphs.runtime.services import Services
-from nodes.embedding import Embedder
+from graphs.cli.main import main
 from store.engine import transaction
 from store.models import LlmCall
-from tests.fixtures.data import SHARED_DATA
 
 pytestmark = pytest.mark.e2e
 
+REPO = Path(__file__).resolve().parents[2]
+QUESTION = "Where did the band form that made the live album Maiden Japan?"
 
-async def test_local_model_answers_the_sample_question(
-    engine: Engine, local_services: Callable[[Embedder, float], Services]
+
+def test_the_readme_first_run_answers_through_a_linked_two_hop_plan(
+    engine: Engine,
+    database_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    services = local_services(make_embedder("local:all-MiniLM-L6-v2"), 0.2)
-    passages = [
-        {"title": p.title, "text": p.text} for p in read_corpus(SHARED_DATA / "sample_corpus.json")
-    ]
-    await build_index_graph(services).ainvoke(
-        {"corpus": "sample", "passages": passages}, context=IndexContext(extractor="spacy")
-    )
-    (example,) = load_questions(SHARED_DATA / "sample.json")
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("GRASP_DATA_DIR", str(tmp_path / "data"))
+    for name in ("GRASP_CHAT_MODEL", "GRASP_EMBEDDER", "GOOGLE_API_KEY", "GRASP_LLM_CACHE"):
+        monkeypatch.delenv(name, raising=False)  # the defaults a new user gets
+    corpus = str(REPO / "examples" / "musique-5q" / "corpus.json")
 
-    result = await answer(example.question, "sample", services=services, max_iterations=2)
+    assert main(["index", corpus, "--corpus", "musique-5q", "--extractor", "spacy"]) == 0
+    capsys.readouterr()
+    assert main(["ask", QUESTION, "--corpus", "musique-5q"]) == 0
+    out = capsys.readouterr().out
+    print(out)
 
-    print(
-        "plan:",
-        result["plan"],
-        "| answer:",
-        result["final_answer"],
-        "| tokens:",
-        result["tokens"]["input_tokens"],
-        result["tokens"]["output_tokens"],
-    )
-    assert result["sub_questions"], "the planner produced no sub-question"
-    assert result["final_answer"].strip()
-    tokens = result["tokens"]
-    assert tokens["input_tokens"] > 0 and tokens["output_tokens"] > 0
+    lines = out.splitlines()
+    steps = [line for line in lines if line.startswith("  1. ") or line.startswith("  2. ")]
+    assert len(steps) == 2 and "Maiden Japan" in steps[0]
+    assert "#1" in steps[1] and steps[1].endswith("(needs #1)")
+    assert "answer: Leyton" in lines
+    thread = lines[0].removeprefix("thread: ")
+    assert lines[-1] == f"see the run: grasp view {thread} --open"
     with transaction(engine) as session:
-        calls = session.execute(select(func.count()).select_from(LlmCall)).scalar_one()
-    assert calls == tokens["calls"]  # every call is in the ledger and in the state's tally
-    assert set(tokens["by_node"]) >= {"plan", "rewrite", "evaluate", "synthesize"}
+        calls = session.execute(
+            select(func.count()).select_from(LlmCall).where(LlmCall.run_id == thread)
+        ).scalar_one()
+    assert f"LLM calls: {calls} (0 from cache)" in lines  # ledger = the run's own tally

@@ -82,6 +82,7 @@ def test_ask_then_runs_and_show(
         "LLM calls: 10 (0 from cache)",
     ]
     assert summary[9].startswith("wall time: ")
+    assert summary[10] == f"see the run: grasp view {thread} --open"
     assert calls(engine, thread) == 10
 
     # Asked again on the same thread: the stored result, and not one more model call.
