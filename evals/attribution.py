@@ -310,3 +310,19 @@ def passages_attribution(
         "gold": gold_json(gold, [], seen, by_title=False),
         "shown": _shown_json(shown),
     }
+
+
+def kept_retrieval(gold: Sequence[GoldStep], kept: Sequence[Shown]) -> dict[str, Any]:
+    """A kept evidence set (PRISM's) scored against the distinct gold supporting passages.
+
+    precision = kept passages that are gold / kept passages (None when nothing was kept);
+    recall = gold passages kept / gold passages (None without gold passages).
+    """
+    wanted = {gold_key(step, by_title=False) for step in gold}
+    hits = [item for item in kept if shown_keys([item], by_title=False) & wanted]
+    found = shown_keys(kept, by_title=False) & wanted
+    return {
+        **_shown_json(kept),
+        "precision": len(hits) / len(kept) if kept else None,
+        "recall": len(found) / len(wanted) if wanted else None,
+    }

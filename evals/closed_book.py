@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evals.baselines import answer_closed_book
 from evals.judge import judge_answer
 from evals.metrics import closed_book_probability, exact_match
 from evals.results import CACHE_DIR, JsonlAppender, read_jsonl
-from nodes.llm.client import LlmClient
+from nodes.llm.client import CallTag, LlmClient
+from nodes.peers.answer import answer_closed_book
 
 log = logging.getLogger(__name__)
 
@@ -55,14 +55,18 @@ async def _sample_correct(
     sampler: LlmClient, judge: LlmClient | None, item: ClosedBookItem, n: int
 ) -> tuple[bool, str]:
     run = f"closed-book:{item.id}:{n}"
-    answer = await answer_closed_book(sampler, item.question, run, node="closed_book_sample")
-    if exact_match(answer.prediction, item.answers):
-        return True, answer.prediction
+    # The closed-book method's own prompt (nodes/peers/answer.py), sampled at temperature 1.0.
+    outcome = await answer_closed_book(
+        sampler, question=item.question, tag=CallTag(node="closed_book_sample", run_id=run)
+    )
+    prediction = outcome.answer
+    if exact_match(prediction, item.answers):
+        return True, prediction
     if judge is None:
-        return False, answer.prediction
+        return False, prediction
     # Same criterion as the runs themselves: the strict judge where one runs (EM is free, so first).
-    verdicts = await judge_answer(judge, item.question, answer.prediction, item.answers, run)
-    return verdicts.strict, answer.prediction
+    verdicts = await judge_answer(judge, item.question, prediction, item.answers, run)
+    return verdicts.strict, prediction
 
 
 async def estimate_probabilities(

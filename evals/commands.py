@@ -9,12 +9,11 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from evals.baselines import DEFAULT_K
 from evals.closed_book import SAMPLING_TEMPERATURE
 from evals.gold import PassageIndex, corpus_passage_index, gold_steps, passage_titles
 from evals.loaders import load_longbench, load_questions
 from evals.long_context import long_items, make_prepare
-from evals.qa_runner import METHODS, QaItem, QaRun, RunOutcome, evaluate
+from evals.qa_runner import GRAPH_METHODS, METHODS, QaItem, QaRun, RunOutcome, evaluate
 from evals.reports import write_report
 from evals.results import RETRIEVAL_DIR, results_dir, safe_name, write_jsonl
 from evals.retrieval_eval import (
@@ -27,6 +26,7 @@ from evals.retrieval_eval import (
 from evals.summary import GroupSummary, format_number, summarise_causes
 from graphs.agent.context import GraspContext
 from graphs.models.providers import lazy_llm_client
+from graphs.peers.registry import method_named
 from graphs.runtime.services import Services, services_for
 from graphs.runtime.settings import Settings
 from nodes.llm.client import LlmClient
@@ -45,11 +45,11 @@ def register(sub: Any) -> None:
     qa.add_argument("--concurrency", type=int, default=1, help="questions in flight")
     qa.add_argument("--p-samples", type=int, default=5, help="closed-book samples (0: no SE)")
     qa.add_argument("--no-judge", action="store_true", help="EM/F1 only, no judge calls")
-    qa.add_argument("--k", type=int, default=DEFAULT_K, help="passages for dense/bm25")
+    qa.add_argument("--k", type=int, help="passages shown (methods with a k setting: --set k=N)")
     qa.add_argument("--name", help="label and file name of this run (default: the method)")
     qa.add_argument("--out", type=Path, help="results root (default runs/eval)")
     qa.add_argument(
-        "--set", action="append", default=[], metavar="KEY=VALUE", help="GraspContext field"
+        "--set", action="append", default=[], metavar="KEY=VALUE", help="the method's Context field"
     )
     qa.add_argument("--extractor", choices=["llm", "spacy", "synthetic"], default="llm")
     qa.set_defaults(handler=handle_eval)
@@ -83,9 +83,8 @@ def typed_settings(kind: type[Any], pairs: list[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or key not in defaults or key == "corpus":
-            raise ValueError(
-                f"--set {pair!r}: expected KEY=VALUE with KEY one of {sorted(defaults)}"
-            )
+            known = sorted(name for name in defaults if name != "corpus")
+            raise ValueError(f"--set {pair!r}: expected KEY=VALUE with KEY one of {known}")
         default = defaults[key]
         settings[key] = type(default)(value) if isinstance(default, int | float) else value
     kind(**settings)  # fails now, before any question, on a bad value
@@ -95,6 +94,18 @@ def typed_settings(kind: type[Any], pairs: list[str]) -> dict[str, Any]:
 def grasp_settings(pairs: list[str]) -> dict[str, Any]:
     """`--set KEY=VALUE` pairs as GraspContext overrides."""
     return typed_settings(GraspContext, pairs)
+
+
+def method_settings(method: str, pairs: list[str], k: int | None = None) -> dict[str, Any]:
+    """`--set KEY=VALUE` pairs (and `--k`) as overrides of the method's Context."""
+    context = method_named(method).context
+    settings = typed_settings(context, pairs)
+    if k is not None:
+        if "k" not in {f.name for f in fields(context)}:
+            raise ValueError(f"--k: {method} has no k setting; use --set KEY=VALUE")
+        settings["k"] = k
+        context(**settings)  # a bad k fails now, like a bad --set
+    return settings
 
 
 def check_corpus(services: Services, name: str) -> int:
@@ -119,6 +130,7 @@ def sampler_for(settings: Settings, services: Services) -> LlmClient:
         engine=services.engine,
         use_cache=False,
         concurrency=settings.llm_concurrency,
+        endpoints=settings.endpoints,
     )
 
 
@@ -130,7 +142,8 @@ async def run_eval(
 ) -> tuple[QaRun, RunOutcome, list[GroupSummary]]:
     """Everything `grasp eval` does but printing; tests call this with scripted services."""
     label = safe_name(args.name or args.method)
-    overrides = grasp_settings(args.set)  # a bad --set fails before anything is read
+    # A bad --set fails before anything is read.
+    overrides = method_settings(args.method, args.set, args.k)
     index: PassageIndex = {}
     indexing = 0.0
     if args.setting == "long":
@@ -145,8 +158,8 @@ async def run_eval(
             corpus = await asyncio.to_thread(check_corpus, services, args.corpus)
             # Where each gold passage is stored: the lines' evidence recall and failure causes.
             index = await asyncio.to_thread(corpus_passage_index, services.engine, corpus)
-            if args.method == "grasp":
-                # Only GRASP reads the proposition graph; the pooled index serves every question.
+            if args.method in GRAPH_METHODS:
+                # These read the proposition graph; the pooled index serves every question.
                 totals = await asyncio.to_thread(corpus_token_totals, services.engine, corpus)
                 indexing = (totals.input_tokens + totals.output_tokens) / len(examples)
         items = [
@@ -169,8 +182,7 @@ async def run_eval(
         label=label,
         concurrency=args.concurrency,
         judge=not args.no_judge,
-        k_passages=args.k,
-        grasp_settings=overrides,
+        method_settings=overrides,
         indexing_per_question=indexing,
         passage_titles=passage_titles(index),
     )
@@ -196,6 +208,7 @@ async def handle_eval(args: argparse.Namespace) -> int:
     """`grasp eval`: answer, judge and score questions, then print the summary."""
     from graphs.cli.main import console, errors
 
+    method_settings(args.method, args.set, args.k)  # a bad --set fails before the store starts
     settings = Settings.from_env()
     services = services_for(settings)
     sampler = sampler_for(settings, services) if args.p_samples > 0 else None

@@ -18,10 +18,10 @@ from typing import Any
 
 from evals import plots
 from evals.closed_book import cache_path
-from evals.reports import closed_book_estimates, qa_records, retrieval_summaries
+from evals.reports import closed_book_estimates, kept_summaries, qa_records, retrieval_summaries
 from evals.results import read_jsonl
 from evals.retrieval_eval import KS
-from evals.summary import ALL, GroupSummary, format_number, summarise
+from evals.summary import ALL, GroupSummary, KeptSummary, format_number, summarise
 from graphs.viewer.html_page import page, table
 
 #: Keys of a `<method>.summary.json` worth showing as the run's settings.
@@ -103,6 +103,16 @@ def summary_table(qa: Mapping[str, Sequence[GroupSummary]]) -> str:
     return table(header, rows, set(range(2, len(header))))
 
 
+def kept_table(kept: Mapping[str, KeptSummary]) -> str:
+    """Precision and recall of the kept evidence sets (PRISM's) against the gold passages."""
+    rows = [
+        [escape(method), str(k.n), format_number(k.precision), format_number(k.recall)]
+        + [format_number(k.kept_per_question, 1)]
+        for method, k in kept.items()
+    ]
+    return table(["method", "n", "precision", "recall", "kept/q"], rows, {1, 2, 3, 4})
+
+
 def recall_table(recall: Mapping[str, Mapping[str, Mapping[str, float]]]) -> str:
     """Recall@k per retrieval run and hop group."""
     rows = [
@@ -163,6 +173,7 @@ def render_eval_page(directory: Path, links: Mapping[str, str] | None = None) ->
     probabilities = closed_book_estimates(directory)
     qa = {method: summarise(lines, probabilities) for method, lines in records.items()}
     recall = retrieval_summaries(directory)
+    kept = kept_summaries(records)
     caption = settings_caption(directory, records)
     figures = ""
     if qa:
@@ -181,6 +192,7 @@ def render_eval_page(directory: Path, links: Mapping[str, str] | None = None) ->
         f"<h1>Evaluation report: {escape(directory.name)}</h1>"
         f'<p class="muted" id="settings">{escape(caption)}</p>'
         + (f"<h2>QA</h2>{summary_table(qa)}" if qa else "<p>No QA results in this folder.</p>")
+        + (f"<h2>Kept evidence (PRISM)</h2>{kept_table(kept)}" if kept else "")
         + (f"<h2>Retrieval recall</h2>{recall_table(recall)}" if recall else "")
         + (f"<h2>Plots</h2>{figures}" if figures else "")
         + ("<h2>Questions</h2>" + question_rows(records, links) if records else "")

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from langchain_core.runnables import RunnableConfig
 
 from evals.loaders import LongBenchSample
-from evals.qa_runner import Prepare, QaItem, QaRun
+from evals.qa_runner import GRAPH_METHODS, NO_PASSAGES, Prepare, QaItem, QaRun
 from graphs.indexing.corpus_files import SourcePassage
 from graphs.indexing.graph import ExtractorName, IndexContext, IndexState, build_index_graph
 from graphs.runtime.services import Services
@@ -45,7 +45,7 @@ def _embed_missing(services: Services, corpus: int) -> None:
 
 
 def _store_passages(services: Services, name: str, passages: Sequence[SourcePassage]) -> None:
-    # The passage baselines need only passages and their vectors: no extraction, no tokens.
+    # Methods that read passages only need them and their vectors: no extraction, no tokens.
     corpus = ensure_corpus(services.engine, name, services.embedder.name)
     add_passages(services.engine, corpus, [(p.title, p.text) for p in passages])
     _embed_missing(services, corpus)
@@ -56,9 +56,10 @@ def make_prepare(
 ) -> Prepare:
     """Index a sample's passages before its question; return the sample's indexing tokens.
 
-    GRASP builds the proposition graph (the index graph skips passages done before, so a rerun
-    costs nothing more) and is billed every indexing call of the sample's corpus. The passage
-    baselines only store and embed the passages; the closed-book method needs nothing.
+    The methods that read the proposition graph (GRAPH_METHODS: GRASP, IRCoT + PPR, SA-RAG,
+    PropRAG) build it (the index graph skips passages done before, so a rerun costs nothing
+    more) and are billed every indexing call of the sample's corpus. The other methods only
+    store and embed the passages; the closed-book method needs nothing.
     """
     services = run.services
     passages = {sample_corpus_name(s.id): s.passages for s in samples}
@@ -67,9 +68,9 @@ def make_prepare(
 
     async def prepare(item: QaItem) -> float:
         name = item.corpus
-        if run.method == "none" or name is None:
+        if run.method in NO_PASSAGES or name is None:
             return 0.0
-        if run.method != "grasp":
+        if run.method not in GRAPH_METHODS:
             await asyncio.to_thread(_store_passages, services, name, passages[name])
             return 0.0
         state: IndexState = {

@@ -7,10 +7,9 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -21,27 +20,35 @@ from evals.attribution import (
     RoundFacts,
     Shown,
     agent_attribution,
+    kept_retrieval,
     passages_attribution,
 )
-from evals.baselines import DEFAULT_K, Answer, answer_closed_book, answer_with_passages
 from evals.closed_book import ClosedBookItem, estimate_probabilities
 from evals.judge import judge_answer
 from evals.metrics import exact_match, token_f1
 from evals.results import JsonlAppender, check_settings, read_jsonl
-from evals.summary import GroupSummary, summarise
-from graphs.agent.graph import GraspGraph, build_grasp_graph
-from graphs.api import make_context
+from evals.summary import GroupSummary, summarise, summarise_kept
+from graphs.agent.graph import GraspGraph
+from graphs.cli.ask import run_config
 from graphs.cli.ask_report import Round, resolved_sub_question
+from graphs.peers.registry import METHODS as REGISTRY
+from graphs.peers.registry import AnyGraph, build_method_graph, method_context
 from graphs.runtime.checkpoints import open_checkpointer
 from graphs.runtime.run_history import agent_traces
 from graphs.runtime.services import Services
 from nodes.llm.client import LlmClient
-from store.corpora import corpus_id
+from store.passage_search import passages_by_id
 
 log = logging.getLogger(__name__)
 
-Method = Literal["grasp", "dense", "bm25", "none"]
-METHODS: tuple[str, ...] = get_args(Method)
+#: Every answering method of graphs/peers/registry.py, each run through its own graph.
+METHODS: tuple[str, ...] = tuple(REGISTRY)
+
+#: Methods that read the proposition graph the LLM indexing built: they are billed its tokens.
+GRAPH_METHODS = frozenset({"grasp", "ircot", "sa-rag-cot", "proprag"})
+
+#: Methods that show no passages (closed-book): their lines carry no attribution.
+NO_PASSAGES = frozenset({"none"})
 
 
 @dataclass(frozen=True)
@@ -67,31 +74,30 @@ class QaRun:
     """How one method is run over a question set, and where its lines go."""
 
     services: Services
-    method: Method
+    method: str
     results: Path
     label: str
     concurrency: int = 1
     judge: bool = True
-    k_passages: int = DEFAULT_K
-    grasp_settings: dict[str, Any] = field(default_factory=dict)
+    #: Overrides of the method's Context (`--set KEY=VALUE`).
+    method_settings: dict[str, Any] = field(default_factory=dict)
     indexing_per_question: float = 0.0
     prepare: Prepare | None = None
     passage_titles: Mapping[int, str] = field(default_factory=dict)
 
+    def context(self, corpus: str | None) -> Any:
+        """The method's Context for a question over `corpus` (unknown settings are refused)."""
+        return method_context(self.method, corpus or "-", **self.method_settings)
+
     def settings(self) -> dict[str, Any]:
         """What this run's answers depend on, written into every line: part of its identity.
 
-        The method, the system's model and the method's own settings (k for the passage
-        baselines; every GraspContext field, defaults included, for GRASP), so a changed default
-        counts as a changed setting too.
+        The method, the system's model and every field of the method's Context, defaults
+        included (under the method's name), so a changed default counts as a changed setting.
         """
-        found: dict[str, Any] = {"method": self.method, "model": self.services.llm.model_name}
-        if self.method in ("dense", "bm25"):
-            found["k"] = self.k_passages
-        if self.method == "grasp":
-            context = asdict(make_context("-", **self.grasp_settings))
-            context.pop("corpus")
-            found["grasp"] = context
+        context = asdict(self.context(None))
+        context.pop("corpus")
+        found = {"method": self.method, "model": self.services.llm.model_name, self.method: context}
         # Through JSON once, so it compares equal to what a results file gives back.
         settings: dict[str, Any] = json.loads(json.dumps(found))
         return settings
@@ -107,43 +113,50 @@ class RunOutcome:
     records: list[dict[str, Any]]
 
 
+@dataclass(frozen=True)
+class Answer:
+    """A method's prediction and cost, read from its run's final state."""
+
+    prediction: str
+    input_tokens: int
+    output_tokens: int
+    calls: int
+    note: str | None = None
+    #: Ids of every passage the run showed its answer step (empty for GRASP and closed-book).
+    passages: tuple[int, ...] = ()
+    #: PRISM's kept evidence set, when the method keeps one.
+    kept: tuple[int, ...] | None = None
+
+
 def thread_id(run: QaRun, item: QaItem) -> str:
     """The LangGraph thread (and ledger run id) of one question of one run."""
     return f"eval:{run.label}:{item.corpus or '-'}:{item.id}"
 
 
-async def answer_item(run: QaRun, graph: GraspGraph | None, item: QaItem, thread: str) -> Answer:
-    """The method's prediction and cost for one question."""
-    services = run.services
-    if run.method == "none" or item.corpus is None:
-        return await answer_closed_book(services.llm, item.question, thread, node="none_answer")
-    if run.method in ("dense", "bm25"):
-        corpus = await asyncio.to_thread(corpus_id, services.engine, item.corpus)
-        return await answer_with_passages(
-            services.llm,
-            services.engine,
-            services.embedder,
-            corpus,
-            item.question,
-            "dense" if run.method == "dense" else "bm25",
-            thread,
-            run.k_passages,
-        )
-    assert graph is not None
-    return await answer_with_grasp(graph, item, thread, run.grasp_settings)
+def answer_of(state: Mapping[str, Any]) -> Answer:
+    """The prediction, the token tally and the shown passages of a final state."""
+    tokens = state.get("tokens") or {}
+    kept = state.get("kept")
+    return Answer(
+        prediction=str(state.get("final_answer") or "").strip(),
+        input_tokens=int(tokens.get("input_tokens", 0)),
+        output_tokens=int(tokens.get("output_tokens", 0)),
+        calls=int(tokens.get("calls", 0)),
+        note=state.get("error"),
+        passages=tuple(int(p) for p in state.get("passages") or ()),
+        kept=None if kept is None else tuple(int(p) for p in kept),
+    )
 
 
-async def answer_with_grasp(
-    graph: GraspGraph, item: QaItem, thread: str, settings: dict[str, Any]
-) -> Answer:
-    """Run the agent on the question's checkpointed thread, continuing an interrupted run.
+async def answer_item(run: QaRun, graph: AnyGraph, item: QaItem, thread: str) -> Answer:
+    """Run the method's graph on the question's checkpointed thread, continuing an interrupted run.
 
     The results file, not the checkpoints, says what is done: a finished thread whose answer is
     not in the file (the file was removed, or the process died before writing the line) is
     cleared and answered afresh, so its token tally never mixes two runs.
     """
-    assert item.corpus is not None
-    config: RunnableConfig = {"configurable": {"thread_id": thread}}
+    corpus = item.corpus or "-"
+    config = run_config(thread, item.question, corpus, run.method_settings, run.method)
     snapshot = await graph.aget_state(config)
     resume = snapshot.metadata is not None and bool(snapshot.next)
     if snapshot.metadata is not None and not resume:
@@ -152,18 +165,11 @@ async def answer_with_grasp(
     state = await graph.ainvoke(
         None if resume else {"question": item.question},
         config,
-        context=make_context(item.corpus, **settings),
+        context=run.context(corpus),
         # Every step is saved before the next starts: a crash loses only the calls in flight.
         durability="sync",
     )
-    tokens = state.get("tokens") or {}
-    return Answer(
-        prediction=str(state.get("final_answer") or "").strip(),
-        input_tokens=int(tokens.get("input_tokens", 0)),
-        output_tokens=int(tokens.get("output_tokens", 0)),
-        calls=int(tokens.get("calls", 0)),
-        note=state.get("error"),
-    )
+    return answer_of(state)
 
 
 def round_facts(trace_round: Round) -> RoundFacts:
@@ -209,25 +215,43 @@ async def read_hops(graph: GraspGraph, thread: str) -> list[HopFacts]:
     return hops
 
 
+async def shown_passages(run: QaRun, ids: Sequence[int]) -> list[Shown]:
+    """The passages a run showed, with their titles (from the gold index, else the store)."""
+    missing = [pid for pid in ids if pid not in run.passage_titles]
+    titles = dict(run.passage_titles)
+    if missing:
+        found = await asyncio.to_thread(passages_by_id, run.services.engine, missing)
+        titles.update({p.id: p.title for p in found})
+    return [Shown(pid, titles.get(pid, "")) for pid in ids]
+
+
 async def attribute(
-    run: QaRun, graph: GraspGraph | None, item: QaItem, answer: Answer, thread: str, correct: bool
+    run: QaRun, graph: AnyGraph, item: QaItem, answer: Answer, thread: str, correct: bool
 ) -> dict[str, Any] | None:
-    """The line's failure attribution (see evals.attribution); None for closed-book answers."""
-    if item.corpus is None or run.method == "none":
+    """The line's failure attribution (see evals.attribution); None for closed-book answers.
+
+    GRASP's is read from its sub-agents' checkpoints; every other method's from the passages its
+    run showed (for a multi-step peer, every passage any step showed).
+    """
+    if item.corpus is None or run.method in NO_PASSAGES:
         return None
-    if run.method in ("dense", "bm25"):
-        shown = [Shown(pid, run.passage_titles.get(pid, "")) for pid in answer.passages]
+    if run.method != "grasp":
+        shown = await shown_passages(run, answer.passages)
         return passages_attribution(correct, item.gold, shown)
-    assert graph is not None
-    context = make_context(item.corpus, **run.grasp_settings)
+    context = run.context(item.corpus)
     # Under the propositions ablation evidence ids are proposition ids: match gold by title.
     by_title = context.evidence == "propositions" and context.retrieval != "dense"
-    hops = await read_hops(graph, thread)
+    hops = await read_hops(cast(GraspGraph, graph), thread)
     return agent_attribution(correct, item.gold, hops, item.answers, by_title)
 
 
+async def kept_facts(run: QaRun, item: QaItem, kept: Sequence[int]) -> dict[str, Any]:
+    """PRISM's kept set with its retrieval precision and recall against the gold passages."""
+    return kept_retrieval(item.gold, await shown_passages(run, kept))
+
+
 async def solve(
-    run: QaRun, graph: GraspGraph | None, judge: LlmClient | None, item: QaItem
+    run: QaRun, graph: AnyGraph, judge: LlmClient | None, item: QaItem
 ) -> dict[str, Any]:
     """Index if needed, answer, score and judge one question: its JSON line."""
     indexing = run.indexing_per_question
@@ -270,6 +294,8 @@ async def solve(
     record["attribution"] = await attribute(
         run, graph, item, answer, thread, correct=record["em"] == 1.0
     )
+    if answer.kept is not None:
+        record["kept"] = await kept_facts(run, item, answer.kept)
     if judge is not None:
         # The judge's tokens are kept apart: they are the evaluation's cost, not the system's.
         verdicts = await judge_answer(
@@ -295,14 +321,14 @@ async def run_questions(
     check_settings(run.results, lines, run.settings())
     previous = {str(r["id"]): r for r in lines}
     todo = [item for item in items if item.id not in previous]
-    async with AsyncExitStack() as stack:
-        graph = None
-        if run.method == "grasp" and todo:
-            # Checkpointed like `grasp ask`: a line's thread_id opens in `grasp show` and in
-            # Studio, and an interrupted question continues where it stopped.
-            saver = await stack.enter_async_context(open_checkpointer(run.services.database_url))
-            graph = build_grasp_graph(run.services, saver)
-        fresh, failed = await answer_all(run, graph, todo, progress)
+    fresh: dict[str, dict[str, Any]] = {}
+    failed: list[tuple[str, str]] = []
+    if todo:
+        # Checkpointed like `grasp ask`: a line's thread_id opens in `grasp show` and in
+        # Studio, and an interrupted question continues where it stopped.
+        async with open_checkpointer(run.services.database_url) as saver:
+            graph = build_method_graph(run.method, run.services, saver)
+            fresh, failed = await answer_all(run, graph, todo, progress)
     by_id = {**previous, **fresh}
     records = [by_id[item.id] for item in items if item.id in by_id]
     return RunOutcome(len(fresh), len(items) - len(todo), failed, records)
@@ -310,7 +336,7 @@ async def run_questions(
 
 async def answer_all(
     run: QaRun,
-    graph: GraspGraph | None,
+    graph: AnyGraph,
     todo: Sequence[QaItem],
     progress: Callable[[str], None] | None,
 ) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
@@ -365,7 +391,7 @@ async def evaluate(
             run.concurrency,
         )
     summaries = summarise(outcome.records, probabilities)
-    payload = {
+    payload: dict[str, Any] = {
         "method": run.label,
         "settings": run.settings(),
         "questions": len(items),
@@ -375,5 +401,8 @@ async def evaluate(
         "p_samples": p_samples,
         "groups": [s.as_json() for s in summaries],
     }
+    kept = summarise_kept(outcome.records)
+    if kept is not None:
+        payload["kept_retrieval"] = kept.as_json()
     summary_path(run.results).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     return outcome, summaries

@@ -15,9 +15,11 @@ from evals.summary import (
     ALL,
     CauseSummary,
     GroupSummary,
+    KeptSummary,
     format_number,
     summarise,
     summarise_causes,
+    summarise_kept,
 )
 
 REPORT_FILE = "report.md"
@@ -32,6 +34,7 @@ class Report:
 
     qa: dict[str, list[GroupSummary]] = field(default_factory=dict)
     causes: dict[str, CauseSummary] = field(default_factory=dict)
+    kept: dict[str, KeptSummary] = field(default_factory=dict)
     recall: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
 
@@ -79,6 +82,16 @@ def cause_summaries(records: Mapping[str, list[dict[str, Any]]]) -> dict[str, Ca
         causes = summarise_causes(lines)
         if causes is not None:
             found[method] = causes
+    return found
+
+
+def kept_summaries(records: Mapping[str, list[dict[str, Any]]]) -> dict[str, KeptSummary]:
+    """Each method's kept-set precision and recall, for the methods that keep a set (PRISM)."""
+    found: dict[str, KeptSummary] = {}
+    for method, lines in records.items():
+        kept = summarise_kept(lines)
+        if kept is not None:
+            found[method] = kept
     return found
 
 
@@ -156,6 +169,20 @@ def markdown(report: Report, title: str) -> str:
             "Evidence recall = share of gold passages shown, averaged.",
             "",
         ]
+    if report.kept:
+        rows = [
+            [method, str(k.n), format_number(k.precision), format_number(k.recall)]
+            + [format_number(k.kept_per_question, 1)]
+            for method, k in report.kept.items()
+        ]
+        header = ["method", "n", "precision", "recall", "kept/q"]
+        lines += ["## Kept evidence (PRISM)", "", *_table(header, rows), ""]
+        lines += [
+            "Retrieval precision = kept passages that are gold supporting passages / kept "
+            "passages; recall = gold passages kept / gold passages; each averaged over the "
+            "questions where it is defined.",
+            "",
+        ]
     if report.recall:
         header = ["method / mode", "group", "n"] + [f"R@{k}" for k in KS]
         rows = [
@@ -176,6 +203,7 @@ def write_report(directory: Path, p_model: str | None = None, plots: bool = True
     report = Report(
         qa={method: summarise(lines, probabilities) for method, lines in records.items()},
         causes=cause_summaries(records),
+        kept=kept_summaries(records),
         recall=retrieval_summaries(directory),
     )
     if plots:
@@ -200,5 +228,6 @@ def report_payload(report: Report) -> dict[str, Any]:
     return {
         "qa": {m: [g.as_json() for g in groups] for m, groups in report.qa.items()},
         "causes": {m: c.as_json() for m, c in report.causes.items()},
+        "kept": {m: k.as_json() for m, k in report.kept.items()},
         "recall": report.recall,
     }

@@ -152,6 +152,39 @@ def summarise_causes(records: Sequence[Mapping[str, Any]]) -> CauseSummary | Non
     return CauseSummary(len(attributions), counts, _mean(recalls) if recalls else None)
 
 
+@dataclass(frozen=True)
+class KeptSummary:
+    """Retrieval precision and recall of a method's kept evidence sets (PRISM's), averaged."""
+
+    n: int
+    precision: float | None
+    recall: float | None
+    kept_per_question: float
+
+    def as_json(self) -> dict[str, Any]:
+        """The averages as JSON-safe data."""
+        return asdict(self)
+
+
+def summarise_kept(records: Sequence[Mapping[str, Any]]) -> KeptSummary | None:
+    """Mean precision and recall over the lines that carry a kept set (None when none does).
+
+    Each mean is over the lines where it is defined: precision needs a non-empty kept set,
+    recall a question with gold passages.
+    """
+    kept = [r["kept"] for r in records if isinstance(r.get("kept"), dict)]
+    if not kept:
+        return None
+    precisions = [float(k["precision"]) for k in kept if k.get("precision") is not None]
+    recalls = [float(k["recall"]) for k in kept if k.get("recall") is not None]
+    return KeptSummary(
+        n=len(kept),
+        precision=_mean(precisions) if precisions else None,
+        recall=_mean(recalls) if recalls else None,
+        kept_per_question=_mean([float(len(k.get("ids", []))) for k in kept]),
+    )
+
+
 def format_number(value: float | None, digits: int = 3) -> str:
     """A table cell: n/a for an unmeasured metric, ∞ for an infinite SE, else rounded."""
     if value is None:

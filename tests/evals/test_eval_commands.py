@@ -2,7 +2,7 @@ import hashlib
 
 import pytest
 
-from evals.commands import grasp_settings
+from evals.commands import grasp_settings, method_settings
 from evals.long_context import sample_corpus_name
 from evals.results import safe_name
 
@@ -34,3 +34,14 @@ def test_names_are_file_safe_and_stable() -> None:
     digest = hashlib.sha1(b"hotpot/0001 a").hexdigest()[:8]
     assert sample_corpus_name("hotpot/0001 a") == f"lb-hotpot-0001-a-{digest}"
     assert sample_corpus_name("a b") != sample_corpus_name("a/b")
+
+
+def test_set_pairs_edit_the_chosen_methods_context() -> None:
+    assert method_settings("prism", ["max_rounds=2"]) == {"max_rounds": 2}
+    assert method_settings("dense", [], k=3) == {"k": 3}
+    with pytest.raises(ValueError, match=r"one of \['candidates_per_query', 'chat_model', "):
+        method_settings("prism", ["k_props=20"])  # a GRASP setting is not PRISM's
+    with pytest.raises(ValueError, match="prism has no k setting"):
+        method_settings("prism", [], k=3)
+    with pytest.raises(ValueError, match="k must be at least 1"):
+        method_settings("self-ask", ["k=0"])

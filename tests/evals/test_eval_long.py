@@ -12,6 +12,7 @@ from store.engine import transaction
 from store.models import Corpus
 from tests.fixtures.eval_films import args, evaluate, make_services, prompts
 from tests.fixtures.films import CORPUS
+from tests.fixtures.peers import ANSWER
 
 PASSAGES = {title: (props, entities) for title, props, entities in CORPUS}
 
@@ -66,8 +67,8 @@ RULES = [
     ),
     reply(["You give the final answer", "→ Lisbon"], {"answer": "Lisbon"}, (180, 12)),
     reply(["You give the final answer", "→ 1962"], {"answer": "1962"}, (180, 12)),
-    reply(["using the numbered passages", "born in Lisbon"], {"answer": "Lisbon"}, (400, 5)),
-    reply(["using the numbered passages", "born in 1962"], {"answer": "1961"}, (300, 5)),
+    reply([ANSWER, "born in Lisbon"], {"answer": "Lisbon"}, (400, 5)),
+    reply([ANSWER, "born in 1962"], {"answer": "1961"}, (300, 5)),
 ]
 
 SAMPLES = [

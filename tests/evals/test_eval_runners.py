@@ -12,6 +12,7 @@ from evals.commands import run_retrieval
 from evals.reports import write_report
 from graphs.agent.graph import build_grasp_graph
 from graphs.models.scripted_model import ScriptedReply
+from graphs.peers.registry import build_method_graph
 from graphs.runtime.checkpoints import open_checkpointer
 from graphs.runtime.services import Services
 from store.corpora import corpus_id
@@ -20,7 +21,6 @@ from tests.fixtures.eval_films import (
     CHAIN_Q,
     CLOSED,
     COMPARE_Q,
-    PASSAGES,
     QUESTIONS,
     TEXTS,
     answer,
@@ -38,6 +38,7 @@ from tests.fixtures.films import (
     chain_rules,
     comparison_rules,
 )
+from tests.fixtures.peers import ANSWER
 
 
 @pytest.fixture
@@ -219,11 +220,12 @@ async def test_dense_and_closed_book_baselines(
     record_call(
         engine, CallRecord("extract", "scripted", 900, 100, 0.0, False, corpus_id(engine, "films"))
     )
+    # The dense and closed-book graphs' own answer prompts (graphs/peers, nodes/peers/answer.py).
     rules = [
         answer(
-            PASSAGES, "Tomas Reyd was born in Lisbon in 1950", f"Question: {CHAIN_Q}", text="Lisbon"
+            ANSWER, "Tomas Reyd was born in Lisbon in 1950", f"Question: {CHAIN_Q}", text="Lisbon"
         ),
-        answer(PASSAGES, f"Question: {COMPARE_Q}", text="Ivo Strand"),
+        answer(ANSWER, f"Question: {COMPARE_Q}", text="Ivo Strand"),
         answer(CLOSED, text="Porto", tokens=(50, 3)),
     ]
     svc, _, _ = make_services(engine, database_url, rules)
@@ -258,7 +260,20 @@ async def test_dense_and_closed_book_baselines(
     ]
     assert sorted(facts[1]["shown"]["titles"]) == sorted(TEXTS)
     assert facts[1]["shown"]["ids"] == lines[1]["passages"]
-    assert lines[0]["settings"] == {"method": "dense", "model": "scripted", "k": 5}
+    assert lines[0]["settings"] == {
+        "method": "dense",
+        "model": "scripted",
+        "dense": {"chat_model": None, "max_passage_chars": 1500, "k": 5},
+    }
+    # Each line's run is checkpointed under its thread, with the dense graph's state.
+    async with open_checkpointer(database_url) as saver:
+        graph = build_method_graph("dense", svc, saver)
+        snapshot = await graph.aget_state({"configurable": {"thread_id": lines[1]["thread_id"]}})
+    assert (snapshot.values["final_answer"], snapshot.values["passages"]) == (
+        "Ivo Strand",
+        lines[1]["passages"],
+    )
+    assert dict(snapshot.metadata or {})["grasp_method"] == "dense"
     assert (summaries[0].em, summaries[0].judge, summaries[0].judge_lenient) == (0.5, 0.5, 0.5)
 
     none = args(
