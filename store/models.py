@@ -19,6 +19,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     func,
 )
 from sqlalchemy import text as sql_text
@@ -273,6 +274,8 @@ class LlmCall(Base):
     output_tokens: Mapped[int] = mapped_column(Integer)
     latency_s: Mapped[float] = mapped_column(Float)
     cached: Mapped[bool] = mapped_column(Boolean)
+    #: A failed attempt (provider error or unusable reply): billed, so counted, but not an answer.
+    failed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 from sqlalchemy import Engine
 
-from graphs.cli import bench_plans
+from graphs.cli import bench_faults, bench_plans
 from graphs.cli.bench_methods import (
     BENCH_METHODS,
     TARGET_P50_MS,
@@ -83,6 +83,7 @@ def register(sub: Any) -> None:
     else:
         bench_index.register_bench(benches)
     bench_plans.register_bench(benches)
+    bench_faults.register_bench(benches)
 
 
 def _word(index: int, syllables: int) -> str:

@@ -11,6 +11,7 @@ from langchain_core.runnables import Runnable
 from sqlalchemy import Engine
 
 from graphs.models.endpoints import UNUSED_KEY, ProviderEndpoints, endpoint_label
+from graphs.models.faulty import FAULTY_PREFIX, FaultyChatModel, inner_spec, parse_faulty_spec
 from graphs.models.roles import LOCAL_MAX_TOKENS
 from graphs.models.scripted_model import ScriptedChatModel
 from nodes.llm.client import LlmClient, SchemaBinder
@@ -54,6 +55,8 @@ def make_json_chat_model(
     `scripted:/path/rules.json` → ScriptedChatModel; anything else → `init_chat_model(spec)`.
     """
     endpoints = endpoints or ProviderEndpoints()
+    if spec.startswith(FAULTY_PREFIX):
+        return _faulty_chat(spec, temperature, api_key, model_dir, max_tokens, endpoints)
     if is_local(spec):
         from graphs.models.gguf_assembly import resolve_gguf
         from graphs.models.local_model import LocalLlamaChatModel
@@ -75,6 +78,29 @@ def make_json_chat_model(
         return init_chat_model(spec, temperature=temperature)
     except Exception as exc:  # the integrations raise many types; the message is what matters
         raise ProviderConfigError(f"cannot build chat model {spec!r}: {exc}") from exc
+
+
+def _faulty_chat(
+    spec: str,
+    temperature: float,
+    api_key: str | None,
+    model_dir: Path,
+    max_tokens: int,
+    endpoints: ProviderEndpoints,
+) -> BaseChatModel:
+    try:
+        rate, seed, inner = parse_faulty_spec(spec)
+    except ValueError as exc:
+        raise ProviderConfigError(str(exc)) from exc
+    wrapped = make_json_chat_model(
+        inner,
+        temperature=temperature,
+        api_key=api_key,
+        model_dir=model_dir,
+        max_tokens=max_tokens,
+        endpoints=endpoints,
+    )
+    return FaultyChatModel(inner=wrapped, rate=rate, seed=seed)
 
 
 def _gemini_chat(
@@ -165,6 +191,8 @@ def model_name_of(spec: str, endpoints: ProviderEndpoints | None = None) -> str:
     A model behind a custom base URL is named with its endpoint (`openai:m@host:port/v1`).
     """
     endpoints = endpoints or ProviderEndpoints()
+    # A faulty wrapper is the same model behind a flaky link: billed and cached under its name.
+    spec = inner_spec(spec)
     if gemini_model(spec) is not None:
         return f"gemini:{gemini_model(spec)}{endpoint_label(endpoints.gemini_base_url)}"
     if spec.startswith(OPENAI_PREFIX):
@@ -210,11 +238,12 @@ def lazy_llm_client(
             endpoints=endpoints,
         )
 
-    local = is_local(spec)
+    served = inner_spec(spec)  # a faulty wrapper passes the schema binding to the model inside
+    local = is_local(served)
     binder: SchemaBinder | None = None
     if local:
         binder = bind_grammar
-    elif spec.startswith(OPENAI_PREFIX):
+    elif served.startswith(OPENAI_PREFIX):
         binder = openai_schema_binder(endpoints)
     return LlmClient(
         model=None,

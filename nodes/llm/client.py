@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -43,24 +44,32 @@ __all__ = [
 ]
 
 
-#: Substrings of provider errors that mean "try again later" rather than "your request is wrong".
-TRANSIENT_MARKERS = (
-    "429",
+#: HTTP statuses that mean "try again later" rather than "your request is wrong".
+TRANSIENT_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+
+#: Words in a provider error's type or message that mean the same, when it carries no status.
+TRANSIENT_WORDS = (
     "rate limit",
     "ratelimit",
     "resource_exhausted",
     "resourceexhausted",
     "quota",
-    "500",
-    "502",
-    "503",
-    "504",
     "unavailable",
     "overloaded",
     "timeout",
     "timed out",
     "deadline",
     "connection reset",
+    "connection refused",
+    "connecterror",
+    "connectionerror",
+    "apiconnectionerror",
+)
+
+#: A status code named as one in a message ("Error code: 429", "HTTP 503", "status=500", or a
+#: message that opens with it, as Google's do): a bare number elsewhere (prompt_tokens=503) is not.
+STATUS_IN_TEXT = re.compile(
+    r"(?:^|\b(?:status|code|http)(?:[ _]code)?\W{0,3})(\d{3})\b", re.IGNORECASE
 )
 
 
@@ -83,10 +92,44 @@ class CallTag:
     iteration: int | None = None
 
 
+def status_of(error: BaseException) -> int | None:
+    """The HTTP status a provider error carries (`status_code`, `code`, `status` or its response)."""
+    candidates = [getattr(error, name, None) for name in ("status_code", "code", "status")]
+    response = getattr(error, "response", None)
+    candidates.append(getattr(response, "status_code", None))
+    for value in candidates:
+        if isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= 599:
+            return value
+    return None
+
+
 def is_transient(error: BaseException) -> bool:
-    """Whether a provider error is worth retrying (rate limits, 5xx, time-outs)."""
-    text = f"{type(error).__name__} {error}".lower()
-    return any(marker in text for marker in TRANSIENT_MARKERS)
+    """Whether a provider error is worth retrying (rate limits, 5xx, time-outs, lost connections).
+
+    The error's type and status attribute decide first; only an error without either is judged by
+    its words, and a number in it counts only where it is named as a status.
+    """
+    if isinstance(error, TimeoutError | ConnectionError):
+        return True
+    status = status_of(error)
+    if status is not None:
+        return status in TRANSIENT_STATUSES
+    message = str(error)
+    if any(int(code) in TRANSIENT_STATUSES for code in STATUS_IN_TEXT.findall(message)):
+        return True
+    text = f"{type(error).__name__} {message}".lower()
+    if any(word in text for word in TRANSIENT_WORDS):
+        return True
+    cause = error.__cause__
+    return cause is not None and cause is not error and is_transient(cause)
+
+
+def error_usage(error: BaseException) -> tuple[int, int]:
+    """Tokens a failed call was billed, where its error says (a `usage_metadata` mapping), else 0."""
+    usage = getattr(error, "usage_metadata", None)
+    if not isinstance(usage, dict):
+        return 0, 0
+    return int(usage.get("input_tokens", 0) or 0), int(usage.get("output_tokens", 0) or 0)
 
 
 def cache_key(
@@ -191,23 +234,25 @@ class LlmClient:
         if cached is not None:
             result = LlmResult(cached.text, cached.input_tokens, cached.output_tokens, 0.0, True)
         else:
-            result = await self._call_with_retries(messages, enforced)
-        await self._record(tag, result)
+            result = await self._call_with_retries(messages, enforced, tag)
         try:
             parsed = parse_reply(result.text, schema)
             if validate is not None:
                 validate(parsed)
         except MalformedOutput as exc:
+            await self._record(tag, result, failed=True)
             return result, None, exc
         except ValueError as exc:
+            await self._record(tag, result, failed=True)
             return result, None, MalformedOutput(str(exc), result.text)
+        await self._record(tag, result)
         if cached is None and self.use_cache and self.engine is not None:
             response = CachedResponse(result.text, result.input_tokens, result.output_tokens)
             await asyncio.to_thread(cache_put, self.engine, key, self.model_name, response)
         return result, parsed, None
 
     async def _call_with_retries(
-        self, messages: Sequence[BaseMessage], json_schema: dict[str, Any] | None
+        self, messages: Sequence[BaseMessage], json_schema: dict[str, Any] | None, tag: CallTag
     ) -> LlmResult:
         if self.model is None:
             if self.factory is None:
@@ -218,12 +263,17 @@ class LlmClient:
             model = self.schema_binder(self.model, json_schema)
         delay = self.backoff_s
         for attempt in range(1, self.max_attempts + 1):
+            started = time.perf_counter()
             try:
                 async with self._gate():
                     # Latency is the call itself, not the wait for a free slot.
                     started = time.perf_counter()
                     reply = await model.ainvoke(list(messages))
             except Exception as exc:
+                # The provider may have billed the attempt: the ledger keeps it, flagged.
+                tokens_in, tokens_out = error_usage(exc)
+                failed = LlmResult("", tokens_in, tokens_out, time.perf_counter() - started, False)
+                await self._record(tag, failed, failed=True)
                 if not is_transient(exc) or attempt == self.max_attempts:
                     raise LlmCallError(
                         f"{self.model_name} failed after {attempt} attempt(s): "
@@ -241,7 +291,7 @@ class LlmClient:
             return LlmResult(message_text(reply), tokens_in, tokens_out, latency, False)
         raise AssertionError("unreachable")
 
-    async def _record(self, tag: CallTag, result: LlmResult) -> None:
+    async def _record(self, tag: CallTag, result: LlmResult, *, failed: bool = False) -> None:
         if self.engine is None:
             return
         record = CallRecord(
@@ -255,6 +305,7 @@ class LlmClient:
             run_id=tag.run_id,
             agent_id=tag.agent_id,
             iteration=tag.iteration,
+            failed=failed,
         )
         await asyncio.to_thread(record_call, self.engine, record)
 

@@ -65,7 +65,8 @@ def recorded_usage() -> dict[str, Any]:
     return usage
 
 
-def ledger(engine: Engine) -> list[tuple[str, str, int, int, str | None]]:
+def ledger(engine: Engine, failed: bool = False) -> list[tuple[str, str, int, int, str | None]]:
+    """The ledger's successful calls (or, with `failed`, its flagged failed attempts)."""
     with transaction(engine) as session:
         rows = session.execute(
             select(
@@ -74,7 +75,9 @@ def ledger(engine: Engine) -> list[tuple[str, str, int, int, str | None]]:
                 LlmCall.input_tokens,
                 LlmCall.output_tokens,
                 LlmCall.run_id,
-            ).order_by(LlmCall.id)
+            )
+            .where(LlmCall.failed.is_(failed))
+            .order_by(LlmCall.id)
         ).all()
     return [tuple(row) for row in rows]  # type: ignore[misc]
 
@@ -120,6 +123,7 @@ def test_index_and_ask_through_the_gemini_protocol(
     # Only the served attempt is billed, with usageMetadata's counts (thoughts are output).
     extract_tokens = usage_of(extract_calls[1], usage)
     assert ledger(engine) == [("extract", model, *extract_tokens, None)]
+    assert ledger(engine, failed=True) == [("extract", model, 0, 0, None)]  # the 429, flagged
 
     thread = "gemini-ask"
     assert main(["ask", QUESTION, "--corpus", "gem", "--thread", thread]) == 0

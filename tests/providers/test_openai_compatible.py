@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, or_, select
 
 from graphs.agent.graph import build_grasp_graph
 from graphs.cli.main import main
@@ -98,8 +98,13 @@ def usage(exchanges: list[Exchange]) -> tuple[int, int, int]:
 
 
 def ledger(engine: Engine, **where: Any) -> list[LlmCall]:
+    """The ledger's rows of replies the server sent (used or not).
+
+    A failed attempt that got no reply (a refused connection) is a flagged row billing nothing.
+    """
+    answered = or_(LlmCall.failed.is_(False), LlmCall.input_tokens + LlmCall.output_tokens > 0)
     with transaction(engine) as session:
-        query = select(LlmCall).filter_by(**where).order_by(LlmCall.id)
+        query = select(LlmCall).filter_by(**where).where(answered).order_by(LlmCall.id)
         rows = list(session.execute(query).scalars())
         session.expunge_all()
     return rows
