@@ -10,7 +10,7 @@ from sqlalchemy import Engine, text
 RUN_CALLS = text(
     """
     SELECT node, agent_id, iteration, model, input_tokens, output_tokens, latency_s, cached,
-           created_at
+           failed, created_at
     FROM llm_calls
     WHERE run_id = :run_id
     ORDER BY id
@@ -30,6 +30,7 @@ class LedgerCall:
     output_tokens: int
     latency_s: float
     cached: bool
+    failed: bool
     created_at: str
 
 
@@ -47,6 +48,7 @@ def run_calls(engine: Engine, run_id: str) -> list[LedgerCall]:
             output_tokens=int(row.output_tokens),
             latency_s=float(row.latency_s),
             cached=bool(row.cached),
+            failed=bool(row.failed),
             created_at=row.created_at.isoformat() if row.created_at else "",
         )
         for row in rows

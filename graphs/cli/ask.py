@@ -264,7 +264,7 @@ class LivePrinter:
 
 async def run_ask(args: argparse.Namespace) -> int:
     """Start, resume or replay the run of `args.question` on its thread."""
-    from graphs.cli.main import errors
+    from graphs.cli.main import errors, one_line
 
     thread = args.thread
     # Bad input is refused before the thread line: nothing ran, so there is nothing to resume.
@@ -316,7 +316,7 @@ async def run_ask(args: argparse.Namespace) -> int:
             ):
                 printer.on_task(namespace, event)
         except Exception as exc:  # the run stops; what finished is saved
-            errors.print(escape(f"the run stopped: {type(exc).__name__}: {exc}"), soft_wrap=True)
+            errors.print(escape(f"the run stopped: {one_line(exc)}"), soft_wrap=True)
             errors.print(escape(f"continue it with: {resume_command(args)}"), soft_wrap=True)
             return 1
         values = await report(graph, thread, time.monotonic() - started)
@@ -328,7 +328,7 @@ async def run_peer_ask(
     args: argparse.Namespace, settings: dict[str, Any], services: Services
 ) -> int:
     """Start, resume or replay a peer method's run of `args.question` on its thread."""
-    from graphs.cli.main import errors
+    from graphs.cli.main import errors, one_line
 
     method, thread = args.method, args.thread
     async with open_checkpointer(services.database_url) as saver:
@@ -357,7 +357,7 @@ async def run_peer_ask(
                 elif not args.quiet and "result" in event and event["name"] != "__start__":
                     say(f"[{event['name']}] {describe(method, event['name'], event['result'])}")
         except Exception as exc:  # the run stops; what finished is saved
-            errors.print(escape(f"the run stopped: {type(exc).__name__}: {exc}"), soft_wrap=True)
+            errors.print(escape(f"the run stopped: {one_line(exc)}"), soft_wrap=True)
             errors.print(escape(f"continue it with: {resume_command(args)}"), soft_wrap=True)
             return 1
         values = await report(graph, thread, time.monotonic() - started)

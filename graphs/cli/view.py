@@ -52,14 +52,18 @@ def page_name(thread: str) -> str:
 
 
 def ledger_summary(calls: list[LedgerCall]) -> LedgerSummary:
-    """Totals over a run's ledger rows."""
+    """Totals over a run's ledger rows; failed attempts apart from the answers used."""
+    used = [c for c in calls if not c.failed]
+    failed = [c for c in calls if c.failed]
     return LedgerSummary(
-        calls=len(calls),
-        cached=sum(1 for c in calls if c.cached),
-        input_tokens=sum(c.input_tokens for c in calls),
-        output_tokens=sum(c.output_tokens for c in calls),
+        calls=len(used),
+        cached=sum(1 for c in used if c.cached),
+        input_tokens=sum(c.input_tokens for c in used),
+        output_tokens=sum(c.output_tokens for c in used),
         latency_s=sum(c.latency_s for c in calls),
         models=sorted({c.model for c in calls}),
+        failed=len(failed),
+        failed_tokens=sum(c.input_tokens + c.output_tokens for c in failed),
     )
 
 

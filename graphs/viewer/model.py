@@ -128,7 +128,11 @@ class Incident:
 
 @dataclass(frozen=True)
 class LedgerSummary:
-    """The ledger's rows of this run (every call made, cached or not, resumed or not)."""
+    """The ledger's rows of this run (every answer used, cached or not, resumed or not).
+
+    Failed attempts (a provider error, an unusable reply: retried or given up) are counted
+    apart; their tokens, where the provider reported some, are in `failed_tokens`.
+    """
 
     calls: int
     cached: int
@@ -136,6 +140,8 @@ class LedgerSummary:
     output_tokens: int
     latency_s: float
     models: list[str]
+    failed: int = 0
+    failed_tokens: int = 0
 
 
 @dataclass

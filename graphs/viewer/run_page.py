@@ -158,10 +158,18 @@ def costs(view: RunView) -> str:
     if view.ledger is not None:
         lg = view.ledger
         ledger = (
-            f'<p id="ledger" data-calls="{lg.calls}" data-cached="{lg.cached}">ledger: '
+            f'<p id="ledger" data-calls="{lg.calls}" data-cached="{lg.cached}" '
+            f'data-failed="{lg.failed}">ledger: '
             f"{lg.calls} calls ({lg.cached} from cache), {lg.input_tokens:,} in / "
             f"{lg.output_tokens:,} out, {lg.latency_s:.2f} s of model time · models: "
-            f"{escape(', '.join(lg.models) or '(none)')}</p>"
+            f"{escape(', '.join(lg.models) or '(none)')}"
+            + (
+                f" · {lg.failed} failed attempt{'' if lg.failed == 1 else 's'} "
+                f"({lg.failed_tokens:,} tokens billed, retried or given up)"
+                if lg.failed
+                else ""
+            )
+            + "</p>"
         )
         if lg.calls != len(view.calls):
             ledger += (
