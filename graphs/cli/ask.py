@@ -316,8 +316,12 @@ async def run_ask(args: argparse.Namespace) -> int:
             ):
                 printer.on_task(namespace, event)
         except Exception as exc:  # the run stops; what finished is saved
-            errors.print(escape(f"the run stopped: {one_line(exc)}"), soft_wrap=True)
-            errors.print(escape(f"continue it with: {resume_command(args)}"), soft_wrap=True)
+            errors.print(
+                escape(
+                    f"the run stopped: {one_line(exc)}; continue it with: {resume_command(args)}"
+                ),
+                soft_wrap=True,
+            )
             return 1
         values = await report(graph, thread, time.monotonic() - started)
     say(f"see the run: grasp view {thread} --open")
@@ -357,8 +361,12 @@ async def run_peer_ask(
                 elif not args.quiet and "result" in event and event["name"] != "__start__":
                     say(f"[{event['name']}] {describe(method, event['name'], event['result'])}")
         except Exception as exc:  # the run stops; what finished is saved
-            errors.print(escape(f"the run stopped: {one_line(exc)}"), soft_wrap=True)
-            errors.print(escape(f"continue it with: {resume_command(args)}"), soft_wrap=True)
+            errors.print(
+                escape(
+                    f"the run stopped: {one_line(exc)}; continue it with: {resume_command(args)}"
+                ),
+                soft_wrap=True,
+            )
             return 1
         values = await report(graph, thread, time.monotonic() - started)
     say(f"see the run: grasp view {thread} --open")

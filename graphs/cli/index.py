@@ -174,6 +174,11 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
                     for message in value.get("errors", []):
                         if message in shown:  # a stopped server fails every batch alike
                             continue
+                        if message.startswith(DATABASE_ERROR):
+                            # The run stops on the same cause with one line saying so, or its
+                            # pending passages are named at the end: the driver's text helps nobody.
+                            shown.add(message)
+                            continue
                         shown.add(message)
                         # soft_wrap: a long error stays one line a user (or grep) can read.
                         errors.print(f"[yellow]batch error[/]: {escape(message)}", soft_wrap=True)
@@ -189,6 +194,10 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
                     summary = value["summary"]
     summary["wall_time_s"] = time.time() - started
     return summary
+
+
+#: How a batch's one-line error starts when the database, not the passage, was the problem.
+DATABASE_ERROR = "OperationalError:"
 
 
 def source_sync_line(counters: dict[str, int]) -> str | None:

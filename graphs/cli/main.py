@@ -19,6 +19,7 @@ from rich.markup import escape
 COMMAND_MODULES = (
     "graphs.cli.index",
     "graphs.cli.ask",
+    "graphs.cli.chat",
     "graphs.cli.bench",
     "graphs.cli.db",
     "graphs.cli.corpus",
@@ -63,7 +64,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING)
+    if args.verbose:
+        logging.basicConfig(level=logging.DEBUG)
+    else:
+        # Warnings (a retried provider call) are news for the user, not a log record.
+        logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+        # psycopg warns while closing a connection the server already dropped; the failure
+        # itself reaches the user as one line.
+        logging.getLogger("psycopg").setLevel(logging.ERROR)
     try:
         return run_handler(args.handler, args)
     except KeyboardInterrupt:
