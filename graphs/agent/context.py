@@ -136,6 +136,17 @@ class GraspContext:
             "original format)"
         },
     )
+    history_turns: int = field(
+        default=3,
+        metadata={
+            "description": "conversation threads: earlier turns (question and final answer) the "
+            "planner sees to resolve references such as 'she'; 0 = none"
+        },
+    )
+    history_chars: int = field(
+        default=400,
+        metadata={"description": "each earlier question and answer is cut to this many characters"},
+    )
 
     def __post_init__(self) -> None:
         # Studio and the CLI pass user input here; a bad value must fail before any LLM call.
@@ -149,7 +160,13 @@ class GraspContext:
         for name in (*at_least_one, "prior_passages"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
-        never_negative = ("max_observations", "propositions_per_entity", "max_passage_chars")
+        never_negative = (
+            "max_observations",
+            "propositions_per_entity",
+            "max_passage_chars",
+            "history_turns",
+            "history_chars",
+        )
         for name in (*never_negative, "hit_weight", "prior_weight"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")

@@ -14,13 +14,17 @@ from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer, Overwrite, Send
 
 from graphs.agent.context import GraspContext
+from graphs.agent.progress import emit
 from graphs.agent.state import (
     Dependency,
     GraspInput,
     GraspState,
     SubAgentInput,
     SubQuestion,
+    Turn,
+    add_usage,
     tally,
+    usage_of,
 )
 from graphs.agent.subagent import build_subagent, failed_calls
 from graphs.runtime.services import Services
@@ -78,11 +82,16 @@ class ParentNodes:
     wiring: Wiring[GraspContext]
 
     async def plan(self, state: GraspState, runtime: Runtime[GraspContext]) -> dict[str, Any]:
-        """Split the question into sub-questions (or keep it whole), starting the thread afresh."""
+        """Split the question into sub-questions (or keep it whole), starting a new turn."""
         context, services = await self.wiring.resolve(runtime)
         question = state["question"].strip()
         if not question:
             raise ValueError("the question is empty")
+        turns = state.get("turns", [])
+        emit("planning", turn=len(turns) + 1, question=question)
+        # Only earlier questions and final answers: their evidence stays private to them.
+        recent = turns[-context.history_turns :] if context.history_turns else []
+        history = [(t["question"], t["answer"]) for t in recent]
         # A missing corpus fails here, before any tokens are spent.
         corpus = await asyncio.to_thread(corpus_id, services.engine, context.corpus)
         whole = [SubQuestion(index=1, text=question, depends_on=[])]
@@ -91,15 +100,22 @@ class ParentNodes:
             tag = CallTag(node="plan", corpus_id=corpus, run_id=run_id())
             try:
                 made = await make_plan(
-                    services.llm, question=question, tag=tag, plan_format=context.plan_format
+                    services.llm,
+                    question=question,
+                    tag=tag,
+                    plan_format=context.plan_format,
+                    history=history,
+                    history_chars=context.history_chars,
                 )
                 plan, sub_questions, results = made.text, made.sub_questions, made.calls
             except (PlanRejected, MalformedOutput) as exc:
                 error = f"plan rejected ({exc}); the question is answered as a single hop"
                 log.warning(error)
                 results = exc.results if isinstance(exc, PlanRejected) else failed_calls(exc)
-        # A new question on a used thread starts from scratch: reducers would otherwise merge.
+        emit("plan", plan=plan, sub_questions=sub_questions)
+        # A new turn starts its own fields from scratch: reducers would otherwise merge them.
         return {
+            "turn": len(turns) + 1,
             "question": question,
             "corpus_id": corpus,
             "plan": plan,
@@ -119,16 +135,24 @@ class ParentNodes:
             # Unreachable for a validated plan; say so rather than loop or stop silently.
             missing = [sq["index"] for sq in sub_questions if sq["index"] not in answers]
             return {"error": f"sub-questions {missing} can never run: their dependencies are unmet"}
+        by_index = {sq["index"]: sq for sq in sub_questions}
+        for k in ready(sub_questions, answers):
+            asked = sub_agent_input(state, by_index, k)["sub_question"]
+            emit("hop_started", index=k, of=len(sub_questions), question=asked)
         return {}
 
     async def synthesize(self, state: GraspState, runtime: Runtime[GraspContext]) -> dict[str, Any]:
-        """Write the final short answer from the chain of sub-answers."""
+        """Write the final short answer from the chain of sub-answers; it ends the turn.
+
+        The reply streams (stream_mode="messages", metadata langgraph_node == "synthesize").
+        """
         _, services = await self.wiring.resolve(runtime)
         answers = state.get("answers", {})
         chain = [
             (substitute(sq["text"], answers), answers.get(sq["index"], UNKNOWN))
             for sq in state.get("sub_questions", [])
         ]
+        emit("synthesizing", hops=len(chain))
         tag = CallTag(node="synthesize", corpus_id=state.get("corpus_id"), run_id=run_id())
         try:
             reply, results = await synthesize(
@@ -146,10 +170,16 @@ class ParentNodes:
                 f"synthesis failed ({exc}); this is the last sub-answer",
                 failed_calls(exc),
             )
+        emit("answer", answer=answer, justification=why)
+        tokens = tally("synthesize", results)
+        this_turn = add_usage(usage_of(state.get("tokens")), usage_of(tokens))
+        earlier = [t["tokens"] for t in state.get("turns", [])]
         return {
             "final_answer": answer,
             "justification": why,
-            "tokens": tally("synthesize", results),
+            "tokens": tokens,
+            "turns": [Turn(question=state["question"], answer=answer, tokens=this_turn)],
+            "conversation_tokens": add_usage(*earlier, this_turn),
         }
 
 

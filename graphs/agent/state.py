@@ -172,6 +172,46 @@ def merge_observations(left: ObservationLog, right: ObservationLog) -> Observati
     return ObservationLog(cap=cap, items=items[max(len(items) - cap, 0) :])
 
 
+class Usage(TypedDict):
+    """Token totals without the breakdown: what a conversation keeps per turn."""
+
+    input_tokens: int
+    output_tokens: int
+    calls: int
+
+
+def usage_of(tokens: TokenTally | None) -> Usage:
+    """The totals of a tally (0 where there is none yet or a field is missing)."""
+    tokens = tokens or TokenTally(input_tokens=0, output_tokens=0, calls=0, by_node={}, records=[])
+    return Usage(
+        input_tokens=tokens.get("input_tokens", 0),
+        output_tokens=tokens.get("output_tokens", 0),
+        calls=tokens.get("calls", 0),
+    )
+
+
+def add_usage(*parts: Usage) -> Usage:
+    """The sum of several totals."""
+    return Usage(
+        input_tokens=sum(p["input_tokens"] for p in parts),
+        output_tokens=sum(p["output_tokens"] for p in parts),
+        calls=sum(p["calls"] for p in parts),
+    )
+
+
+class Turn(TypedDict):
+    """One answered question of a conversation thread: only what a later turn may see."""
+
+    question: str
+    answer: str
+    tokens: Usage
+
+
+def append_turns(left: list[Turn], right: list[Turn]) -> list[Turn]:
+    """Turns in the order they finished (one turn runs at a time on a thread)."""
+    return [*left, *right]
+
+
 class GraspInput(TypedDict):
     """What a run is asked."""
 
@@ -179,8 +219,14 @@ class GraspInput(TypedDict):
 
 
 class GraspState(TypedDict, total=False):
-    """The parent graph's state; checkpointed after every step."""
+    """The parent graph's state; checkpointed after every step.
 
+    A thread is a conversation: each question given as input is a new turn. The fields from
+    `question` to `error` belong to the current turn and are reset when it starts; `turns` (the
+    finished turns' questions, answers and totals) and `conversation_tokens` span the thread.
+    """
+
+    turn: int
     question: str
     corpus_id: int
     plan: str
@@ -190,6 +236,8 @@ class GraspState(TypedDict, total=False):
     justification: str
     tokens: Annotated[TokenTally, add_tokens]
     error: str | None
+    turns: Annotated[list[Turn], append_turns]
+    conversation_tokens: Usage
 
 
 class SubAgentInput(TypedDict):

@@ -11,6 +11,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from graphs.agent.context import GraspContext
+from graphs.agent.progress import emit
 from graphs.agent.state import (
     Observation,
     ObservationLog,
@@ -81,6 +82,7 @@ class SubAgentNodes:
                 error,
             )
             statement, keywords, results = state["sub_question"], [], failed_calls(error)
+        emit("searching", index=state["index"], round=1, query=statement)
         return {
             "iteration": 1,
             "search_statement": statement,
@@ -148,6 +150,13 @@ class SubAgentNodes:
             hits=state.get("hits", []),
             visited_propositions=state.get("visited_propositions", []),
         )
+        kind = "propositions" if context.evidence == "propositions" else "passages"
+        emit(
+            "reading",
+            index=state["index"],
+            round=state.get("iteration", 1),
+            **{kind: len(found.items)},
+        )
         return {"evidence": found.items, "visited_propositions": found.covered_propositions}
 
     async def evaluate(self, state: SubAgentState, runtime: Runtime[GraspContext]) -> SubAgentState:
@@ -182,10 +191,14 @@ class SubAgentNodes:
         if reply.action == "DONE":
             update["answer"] = reply.answer
             update["answers"] = {state["index"]: reply.answer}
+            emit("hop_done", index=state["index"], answer=reply.answer)
         else:
             update["iteration"] = iteration + 1
             update["search_statement"] = reply.search_statement.strip() or state["search_statement"]
             update["keywords"] = reply.keywords or state.get("keywords", [])
+            if not last:  # past the last round the sub-agent stops instead
+                query = update["search_statement"]
+                emit("searching", index=state["index"], round=iteration + 1, query=query)
         return update
 
 

@@ -5,21 +5,29 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, HumanMessage, SystemMessage
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+)
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.output_parsers import JsonOutputParser, PydanticOutputParser
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
 from graphs.models.gguf_assembly import ModelPartsMissingError
 from graphs.models.roles import GENERATOR_TEMPERATURE
+from graphs.models.thread_stream import iterate_in_thread
 
 # What a plain tokenize of the contents misses: role markers and separators per message, and the
 # default system prompt some chat templates (Qwen's) add; measured ≈5 and ≈22 tokens.
@@ -171,6 +179,20 @@ class LocalLlamaChatModel(BaseChatModel):
             return _JSON_OBJECT
         return response_format
 
+    def _completion_args(
+        self, messages: list[BaseMessage], stop: list[str] | None, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        return {
+            "messages": to_openai_messages(messages),
+            "temperature": kwargs.pop("temperature", self.temperature),
+            "top_p": kwargs.pop("top_p", self.top_p),
+            "repeat_penalty": 1.0,
+            "max_tokens": kwargs.pop("max_tokens", self.max_tokens),
+            "stop": stop,
+            "seed": self.seed,
+            "response_format": self._response_format(kwargs),
+        }
+
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -178,21 +200,11 @@ class LocalLlamaChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        chat = to_openai_messages(messages)
-        response_format = self._response_format(kwargs)
+        args = self._completion_args(messages, stop, kwargs)
         shared = self._shared()
         with shared.lock:
-            self._check_prompt_fits(shared.llama, chat)
-            response = shared.llama.create_chat_completion(
-                messages=chat,
-                temperature=kwargs.pop("temperature", self.temperature),
-                top_p=kwargs.pop("top_p", self.top_p),
-                repeat_penalty=1.0,
-                max_tokens=kwargs.pop("max_tokens", self.max_tokens),
-                stop=stop,
-                seed=self.seed,
-                response_format=response_format,
-            )
+            self._check_prompt_fits(shared.llama, args["messages"])
+            response = shared.llama.create_chat_completion(**args)
         return self._to_result(response)
 
     async def _agenerate(
@@ -204,6 +216,76 @@ class LocalLlamaChatModel(BaseChatModel):
     ) -> ChatResult:
         # A worker thread keeps the event loop free; the shared lock orders the calls into llama.cpp.
         return await asyncio.to_thread(self._generate, messages, stop, None, **kwargs)
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        yield from self._stream_until(messages, stop, threading.Event(), kwargs)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        # One worker thread decodes the whole reply under the lock; a consumer that stops early
+        # (a cancelled run) stops it at the next token, so the lock is freed.
+        chunks = iterate_in_thread(
+            lambda stop_now: self._stream_until(messages, stop, stop_now, kwargs)
+        )
+        async for chunk in chunks:
+            yield chunk
+
+    def _stream_until(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None,
+        stop_now: threading.Event,
+        kwargs: dict[str, Any],
+    ) -> Iterator[ChatGenerationChunk]:
+        """Decode under the lock, one chunk per token; usage comes with the last chunk.
+
+        llama.cpp's stream reports no usage: the prompt's tokens are the context's length after
+        decoding less the reply's, and the reply's are its text tokenized again.
+        """
+        args = self._completion_args(messages, stop, kwargs)
+        shared = self._shared()
+        text: list[str] = []
+        finish: str | None = None
+        with shared.lock:
+            self._check_prompt_fits(shared.llama, args["messages"])
+            for part in shared.llama.create_chat_completion(**args, stream=True):
+                if stop_now.is_set():
+                    break
+                choice = part["choices"][0]
+                piece = choice["delta"].get("content") or ""
+                finish = choice.get("finish_reason") or finish
+                if piece:
+                    text.append(piece)
+                    yield ChatGenerationChunk(message=AIMessageChunk(content=piece))
+            reply = "".join(text)
+            output_tokens = len(shared.llama.tokenize(reply.encode("utf-8"), add_bos=False))
+            input_tokens = max(int(shared.llama.n_tokens) - output_tokens, 0)
+        yield ChatGenerationChunk(
+            message=AIMessageChunk(
+                content="",
+                usage_metadata=UsageMetadata(
+                    input_tokens=input_tokens,
+                    output_tokens=output_tokens,
+                    total_tokens=input_tokens + output_tokens,
+                ),
+                response_metadata={
+                    "model_name": self.model_name,
+                    "finish_reason": finish,
+                    "model_provider": "llama-cpp",
+                },
+            )
+        )
 
     def _to_result(self, response: dict[str, Any]) -> ChatResult:
         choice = response["choices"][0]

@@ -1,7 +1,8 @@
 """A scripted chat model: replies chosen by rules over the prompt, with fixed token counts.
 
 Tests use it for exact expected behaviour, and `GRASP_CHAT_MODEL=scripted:rules.json` lets the
-dev server and the CLI run the whole graph offline without any model at all.
+dev server and the CLI run the whole graph offline without any model at all. It streams too: a
+streamed reply comes in `chunk_chars`-sized pieces, its usage on the last one, as providers do.
 """
 
 from __future__ import annotations
@@ -10,13 +11,15 @@ import json
 import re
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 
@@ -32,6 +35,17 @@ class ScriptedReply(BaseModel):
     times: int | None = Field(default=None, description="use at most this often (None: always)")
     delay_s: float = Field(default=0.0, description="seconds to wait before answering")
     error: str | None = Field(default=None, description="raise RuntimeError(error) instead")
+    chunk_delay_s: float = Field(
+        default=0.0, description="when streamed: seconds to wait before each chunk after the first"
+    )
+
+    def usage(self) -> UsageMetadata:
+        """The token usage this reply reports."""
+        return UsageMetadata(
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            total_tokens=self.input_tokens + self.output_tokens,
+        )
 
 
 class NoScriptedReply(LookupError):
@@ -43,6 +57,7 @@ class ScriptedChatModel(BaseChatModel):
 
     rules: list[ScriptedReply]
     name_: str = "scripted"
+    chunk_chars: int = Field(default=8, description="characters per streamed chunk")
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _used: dict[int, int] = PrivateAttr(default_factory=dict)
     _prompts: list[str] = PrivateAttr(default_factory=list)
@@ -69,6 +84,41 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        rule = self._answer(messages)
+        message = AIMessage(
+            content=rule.reply,
+            usage_metadata=rule.usage(),
+            response_metadata={"model_name": self.name_, "finish_reason": "stop"},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        # LangChain reports each chunk to the callbacks itself; the model only yields them.
+        rule = self._answer(messages)
+        size = max(self.chunk_chars, 1)
+        pieces = [rule.reply[i : i + size] for i in range(0, len(rule.reply), size)] or [""]
+        for number, piece in enumerate(pieces, start=1):
+            if number > 1 and rule.chunk_delay_s:
+                time.sleep(rule.chunk_delay_s)
+            last = number == len(pieces)
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(
+                    content=piece,
+                    usage_metadata=rule.usage() if last else None,
+                    response_metadata={"model_name": self.name_, "finish_reason": "stop"}
+                    if last
+                    else {},
+                )
+            )
+
+    def _answer(self, messages: list[BaseMessage]) -> ScriptedReply:
+        """The rule that answers `messages`, after its delay; raises its scripted error."""
         prompt = "\n\n".join(str(message.content) for message in messages)
         with self._lock:
             rule_index = self._match(prompt)
@@ -79,16 +129,7 @@ class ScriptedChatModel(BaseChatModel):
             time.sleep(rule.delay_s)
         if rule.error is not None:
             raise RuntimeError(rule.error)
-        message = AIMessage(
-            content=rule.reply,
-            usage_metadata={
-                "input_tokens": rule.input_tokens,
-                "output_tokens": rule.output_tokens,
-                "total_tokens": rule.input_tokens + rule.output_tokens,
-            },
-            response_metadata={"model_name": self.name_, "finish_reason": "stop"},
-        )
-        return ChatResult(generations=[ChatGeneration(message=message)])
+        return rule
 
     def _match(self, prompt: str) -> int:
         for index, rule in enumerate(self.rules):

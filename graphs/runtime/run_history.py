@@ -150,7 +150,12 @@ async def run_show(args: argparse.Namespace) -> int:
             raise Refused(f"no checkpoints for thread {args.thread}")
         shown = "" if method == DEFAULT_METHOD else f" · method {method}"
         say(f"thread {args.thread}: {len(steps)} checkpoints{shown}")
+        # A conversation thread: every input checkpoint starts a turn, headed by its question.
+        starts = [i for i, s in enumerate(steps) if (s.metadata or {}).get("source") == "input"]
+        turn_of = {i: n for n, i in enumerate(starts, start=1)} if len(starts) > 1 else {}
         for i, snapshot in enumerate(steps):
+            if i in turn_of:
+                say(f"turn {turn_of[i]}: {short(str(input_question(snapshot)), 100)}")
             after = steps[i + 1].values.get("tokens") if i + 1 < len(steps) else None
             step = step_of(snapshot) + 1
             for task in snapshot.tasks:
@@ -164,8 +169,35 @@ async def run_show(args: argparse.Namespace) -> int:
                 say(f"step {step:>3}  {task.name:<11} {text}{tally}")
                 if task.name == "sub_agent" and method == DEFAULT_METHOD:
                     await show_sub_agent(graph, args.thread, task.id)
+        for line in conversation_lines(steps[-1].values):
+            say(line)
         say(f"status: {status_of(steps[-1])}")
     return 0
+
+
+def input_question(snapshot: StateSnapshot) -> str:
+    """The question an input checkpoint started a run with."""
+    for task in snapshot.tasks:
+        if task.name == "__start__" and isinstance(task.result, dict):
+            return str(task.result.get("question", "?"))
+    return "?"
+
+
+def conversation_lines(values: dict[str, Any]) -> list[str]:
+    """The finished turns of a conversation thread, in order, with their and the total tokens.
+
+    Empty for a thread of one turn, whose steps already say everything.
+    """
+    turns = values.get("turns", [])
+    if len(turns) < 2:
+        return []
+    lines = [f"conversation: {len(turns)} turns, {tokens_text(values.get('conversation_tokens'))}"]
+    for n, turn in enumerate(turns, start=1):
+        lines.append(
+            f"  {n}. {short(turn['question'], 80)} → {short(turn['answer'], 60)}"
+            f"  ({tokens_text(turn['tokens'])})"
+        )
+    return lines
 
 
 async def show_sub_agent(graph: GraspGraph, thread: str, task_id: str) -> None:

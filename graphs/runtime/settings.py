@@ -24,6 +24,12 @@ def _default_data_dir() -> Path:
     return Path(base) / "grasp"
 
 
+def parse_corpus_list(text: str) -> tuple[str, ...] | None:
+    """Corpus names from a comma-separated list; None when it names none (no restriction)."""
+    names = tuple(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
+    return names or None
+
+
 @dataclass(frozen=True)
 class Settings:
     """Where the data lives and which models answer; see README 'Configuration'."""
@@ -39,6 +45,8 @@ class Settings:
     model_dir: Path = field(default_factory=_default_model_dir)
     #: Base URLs and keys of OpenAI-compatible and Gemini endpoints (docs/providers.md).
     endpoints: ProviderEndpoints = field(default_factory=ProviderEndpoints)
+    #: The corpora a run may name (GRASP_ALLOWED_CORPORA, comma-separated); None: every corpus.
+    allowed_corpora: tuple[str, ...] | None = None
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -69,6 +77,7 @@ class Settings:
                 openai_schema=parse_schema_style(env.get("GRASP_OPENAI_SCHEMA") or "json_schema"),
                 gemini_base_url=env.get("GOOGLE_GEMINI_BASE_URL") or None,
             ),
+            allowed_corpora=parse_corpus_list(env.get("GRASP_ALLOWED_CORPORA", "")),
         )
 
     @property

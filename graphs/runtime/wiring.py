@@ -48,6 +48,22 @@ def as_provider(services: Services | ServicesProvider | None) -> ServicesProvide
     return services
 
 
+class CorpusNotAllowed(ValueError):
+    """The deployment does not let runs read this corpus (GRASP_ALLOWED_CORPORA).
+
+    A ValueError: bad input from the client, whose message the LangGraph server passes on.
+    """
+
+
+def check_corpus_allowed(corpus: str | None, allowed: tuple[str, ...] | None) -> None:
+    """Refuse a corpus outside the deployment's allowed list (None allows every corpus)."""
+    if allowed is not None and corpus is not None and corpus not in allowed:
+        raise CorpusNotAllowed(
+            f"corpus {corpus!r} is not open on this deployment (GRASP_ALLOWED_CORPORA); "
+            "name a corpus you were given"
+        )
+
+
 def run_id() -> str | None:
     """The LangGraph thread id, so ledger rows of one run can be found again."""
     try:
@@ -65,7 +81,14 @@ class Wiring(Generic[ContextT]):
     default_context: Callable[[], ContextT]
 
     async def resolve(self, runtime: Runtime[ContextT]) -> tuple[ContextT, Services]:
-        """The run's context (defaults when none was given) and its services."""
+        """The run's context (defaults when none was given) and its services.
+
+        Every node of every graph starts here, so a corpus the deployment does not allow is
+        refused before any retrieval or model call (CorpusNotAllowed).
+        """
         context = runtime.context or self.default_context()
         # The default provider may start the embedded server or load a model: not on the loop.
-        return context, await asyncio.to_thread(self.provide, context)
+        services = await asyncio.to_thread(self.provide, context)
+        corpus = getattr(context, "corpus", None)
+        check_corpus_allowed(corpus, services.settings.allowed_corpora)
+        return context, services

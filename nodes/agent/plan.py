@@ -11,6 +11,7 @@ Two reply formats (the run setting `plan_format`):
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -81,6 +82,27 @@ Question: Which sea borders the country where the inventor of the Varro engine w
 """
 
 USER = "Question: {question}"
+
+#: Shown before the question on a later turn of a conversation, so references can be resolved.
+HISTORY = """\
+Earlier in this conversation (use it only to tell who or what the question's words such as \
+"she", "it" or "that film" refer to, and write the name itself in the sub-questions):
+{turns}
+
+"""
+
+
+def history_block(turns: Sequence[tuple[str, str]], max_chars: int) -> str:
+    """The earlier turns' questions and answers, each cut to `max_chars`; "" when there are none."""
+    if not turns:
+        return ""
+
+    def cut(text: str) -> str:
+        text = " ".join(text.split())
+        return text if len(text) <= max_chars else text[: max(max_chars - 1, 0)] + "…"
+
+    lines = [f"Q: {cut(question)}\nA: {cut(answer)}" for question, answer in turns]
+    return HISTORY.format(turns="\n".join(lines))
 
 
 class PlanReply(BaseModel):
@@ -210,17 +232,21 @@ async def make_plan(
     tag: CallTag,
     plan_format: PlanFormat = "linked",
     attempts: int = 2,
+    history: Sequence[tuple[str, str]] = (),
+    history_chars: int = 400,
 ) -> Plan:
     """Plan `question` in `plan_format`: the validated steps and every call made.
 
     A plan that cannot be repaired (a placeholder naming a missing step, a cycle, no steps) is
     asked for again with the problem stated; after `attempts` such plans, PlanRejected says what
     is wrong. A reply that is not valid JSON is the client's to re-ask (MalformedOutput when it
-    stays broken).
+    stays broken). `history`: the conversation's earlier (question, answer) turns the planner
+    may use to resolve references, each cut to `history_chars`; none leaves the prompt as it was.
     """
     linked = plan_format == "linked"
     system = LINKED_SYSTEM if linked else FREE_SYSTEM
-    first = system_and_user(system, USER.format(question=question))
+    user = history_block(history, history_chars) + USER.format(question=question)
+    first = system_and_user(system, user)
     messages: list[BaseMessage] = list(first)
     calls: list[LlmResult] = []
     problem = PlanError("no attempt was made")

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
+from nodes.llm.reply import replay
 
 SYSTEM = """\
 You give the final answer to a question that was split into sub-questions. You get the \
@@ -58,6 +59,13 @@ async def synthesize(
     chain: Sequence[tuple[str, str]],
     tag: CallTag,
 ) -> tuple[SynthesisReply, list[LlmResult]]:
-    """Ask for the final answer and a one-line justification."""
+    """Ask for the final answer and a one-line justification.
+
+    The reply streams to a client listening to the run's messages as the model writes it; a
+    reply from the cache is streamed to it too, so a client sees the same either way.
+    """
     user = USER.format(question=question, plan=plan or "(none)", findings=findings_block(chain))
-    return await llm.complete_json(system_and_user(SYSTEM, user), SynthesisReply, tag)
+    reply, results = await llm.complete_json(system_and_user(SYSTEM, user), SynthesisReply, tag)
+    if results and results[-1].cached:
+        await replay(results[-1].text)
+    return reply, results

@@ -1,0 +1,33 @@
+"""Progress events a client sees on the "custom" stream: the plan, each hop, the answer.
+
+Every event is a dict with an "event" name; hop events carry the sub-question's `index` (and
+hop_started its `of`, the plan's length) so a UI can place them. Outside a streamed run, or when
+the client did not ask for stream_mode="custom", writing an event does nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.config import get_stream_writer
+
+#: The event names, in the order a run emits them (hop events repeat per sub-question and round).
+EVENTS = (
+    "planning",  # {"turn", "question"}
+    "plan",  # {"plan", "sub_questions": [{"index", "text", "depends_on"}]}
+    "hop_started",  # {"index", "of", "question"}
+    "searching",  # {"index", "round", "query"}
+    "reading",  # {"index", "round", "passages"}
+    "hop_done",  # {"index", "answer"}
+    "synthesizing",  # {"hops"}
+    "answer",  # {"answer", "justification"}
+)
+
+
+def emit(event: str, **fields: Any) -> None:
+    """Send one progress event to the run's stream (a no-op when nobody streams "custom")."""
+    try:
+        write = get_stream_writer()
+    except RuntimeError:  # a node function called outside a graph run (a unit test)
+        return
+    write({"event": event, **fields})

@@ -1,0 +1,220 @@
+"""Streaming a GRASP run: progress events and the answer's tokens arrive while the run goes on."""
+
+import json
+from typing import Any
+
+import pytest
+from langchain_core.messages import BaseMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from sqlalchemy import Engine
+
+from graphs.agent.context import GraspContext
+from graphs.agent.graph import GraspGraph, build_grasp_graph
+from graphs.models.gguf_assembly import ModelPartsMissingError, resolve_gguf
+from graphs.models.local_model import LocalLlamaChatModel
+from graphs.models.scripted_model import ScriptedChatModel
+from graphs.runtime.services import Services
+from graphs.runtime.settings import Settings
+from nodes.llm.client import LlmClient
+from nodes.llm.reply import partial_field
+from tests.fixtures.films import PAPER_VOTE, build_corpus, chain_rules, services
+
+QUESTION = "Where was the director of Blue Harbor born?"
+SYNTHESIS_REPLY = json.dumps(
+    {"answer": "Lisbon", "justification": "Tomas Reyd directed Blue Harbor and was born in Lisbon."}
+)
+MODES = ["updates", "messages", "custom"]
+
+
+async def stream(
+    graph: GraspGraph, thread: str, *, subgraphs: bool, question: str = QUESTION
+) -> list[tuple[str, Any]]:
+    """Every event of one run as (mode, payload), in arrival order.
+
+    When the first answer chunk arrives, the checkpointed state is read: a run that is still on
+    its synthesize step has not ended.
+    """
+    config: Any = {"configurable": {"thread_id": thread}}
+    events: list[tuple[str, Any]] = []
+    async for item in graph.astream(
+        {"question": question},
+        config,
+        context=GraspContext(corpus="films", **PAPER_VOTE),
+        stream_mode=MODES,
+        subgraphs=subgraphs,
+    ):
+        mode, payload = (item[1], item[2]) if subgraphs else (item[0], item[1])
+        if mode == "messages":
+            message, metadata = payload
+            node = metadata["langgraph_node"]
+            if node == "synthesize" and not any(e[0] == "answer_token" for e in events):
+                pending = (await graph.aget_state(config)).next
+                events.append(("state_at_first_answer_token", pending))
+            kind = "answer_token" if node == "synthesize" else f"tokens:{node}"
+            events.append((kind, message))
+        elif mode == "custom":
+            events.append(("custom", payload))
+        else:
+            events.append(("updates", sorted(payload)))
+    return events
+
+
+def custom(events: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+    return [payload for kind, payload in events if kind == "custom"]
+
+
+def answer_text(events: list[tuple[str, Any]]) -> str:
+    chunks: list[BaseMessage] = [p for kind, p in events if kind == "answer_token"]
+    return "".join(str(chunk.content) for chunk in chunks)
+
+
+async def test_progress_events_come_in_order_with_hop_indices(
+    engine: Engine, database_url: str
+) -> None:
+    svc = services(engine, database_url, chain_rules(build_corpus(engine)))
+    events = await stream(build_grasp_graph(svc, InMemorySaver()), "stream-1", subgraphs=True)
+
+    names = [(e["event"], e.get("index"), e.get("round")) for e in custom(events)]
+    assert names == [
+        ("planning", None, None),
+        ("plan", None, None),
+        ("hop_started", 1, None),
+        ("searching", 1, 1),
+        ("reading", 1, 1),
+        ("hop_done", 1, None),
+        ("hop_started", 2, None),
+        ("searching", 2, 1),
+        ("reading", 2, 1),
+        ("searching", 2, 2),
+        ("reading", 2, 2),
+        ("hop_done", 2, None),
+        ("synthesizing", None, None),
+        ("answer", None, None),
+    ]
+    by_name = {(e["event"], e.get("index"), e.get("round")): e for e in custom(events)}
+    assert by_name[("planning", None, None)] == {
+        "event": "planning",
+        "turn": 1,
+        "question": QUESTION,
+    }
+    assert [sq["text"] for sq in by_name[("plan", None, None)]["sub_questions"]] == [
+        "Who directed Blue Harbor?",
+        "Where was #1 born?",
+    ]
+    # The second hop is announced with the first hop's answer already filled in.
+    assert by_name[("hop_started", 2, None)] == {
+        "event": "hop_started",
+        "index": 2,
+        "of": 2,
+        "question": "Where was Tomas Reyd born?",
+    }
+    assert by_name[("searching", 2, 2)]["query"] == "Tomas Reyd was born in a city."
+    assert by_name[("reading", 1, 1)]["passages"] >= 1
+    assert by_name[("hop_done", 1, None)]["answer"] == "Tomas Reyd"
+    assert by_name[("answer", None, None)] == {
+        "event": "answer",
+        "answer": "Lisbon",
+        "justification": "Tomas Reyd directed Blue Harbor and was born in Lisbon.",
+    }
+
+
+async def test_answer_tokens_stream_before_the_run_ends(engine: Engine, database_url: str) -> None:
+    svc = services(engine, database_url, chain_rules(build_corpus(engine)))
+    events = await stream(build_grasp_graph(svc, InMemorySaver()), "stream-2", subgraphs=False)
+    kinds = [kind for kind, _ in events]
+
+    # The scripted model streams 8 characters a chunk: the reply arrives in many pieces, whole.
+    assert answer_text(events) == SYNTHESIS_REPLY
+    assert kinds.count("answer_token") > len(SYNTHESIS_REPLY) // 8
+    # When the first piece arrived the run was still inside its synthesize step.
+    assert ("state_at_first_answer_token", ("synthesize",)) in events
+    first_token = kinds.index("answer_token")
+    assert kinds.index("state_at_first_answer_token") == first_token - 1
+    answer_event = next(
+        i for i, (k, p) in enumerate(events) if k == "custom" and p["event"] == "answer"
+    )
+    last_update = max(i for i, (k, p) in enumerate(events) if k == "updates")
+    assert first_token < answer_event < last_update
+    assert events[last_update] == ("updates", ["synthesize"])
+    # Without subgraphs only the parent's nodes stream: no hop-internal tokens or events.
+    assert {k for k in kinds if k.startswith("tokens:")} == {"tokens:plan"}
+    assert [e["event"] for e in custom(events)] == [
+        "planning",
+        "plan",
+        "hop_started",
+        "hop_started",
+        "synthesizing",
+        "answer",
+    ]
+    # A UI shows the answer as it grows from the raw chunks.
+    growing = [partial_field(answer_text(events[: i + 1]), "answer") for i in range(len(events))]
+    assert "Lisb" in growing and growing[-1] == "Lisbon"
+
+
+async def test_streamed_calls_still_count_their_tokens(engine: Engine, database_url: str) -> None:
+    svc = services(engine, database_url, chain_rules(build_corpus(engine)))
+    graph = build_grasp_graph(svc, InMemorySaver())
+    await stream(graph, "stream-3", subgraphs=True)
+
+    state = (await graph.aget_state({"configurable": {"thread_id": "stream-3"}})).values
+    # The same totals as the unstreamed run in test_grasp_graph: usage rides on the last chunk.
+    tokens = state["tokens"]
+    assert (tokens["input_tokens"], tokens["output_tokens"], tokens["calls"]) == (1770, 181, 10)
+    assert state["final_answer"] == "Lisbon"
+
+
+async def test_a_cached_answer_still_arrives_as_chunks(engine: Engine, database_url: str) -> None:
+    rules = chain_rules(build_corpus(engine))
+    model = ScriptedChatModel(rules=rules)
+    svc: Services = services(engine, database_url, rules)
+    svc.llm = LlmClient(model=model, model_name="scripted-stream-cache", engine=engine)
+    graph = build_grasp_graph(svc, InMemorySaver())
+    await stream(graph, "stream-4a", subgraphs=False)
+    calls = len(model.prompts)
+
+    events = await stream(graph, "stream-4b", subgraphs=False)
+
+    assert len(model.prompts) == calls  # every reply of the second run came from the cache
+    assert answer_text(events) == SYNTHESIS_REPLY
+    assert [k for k, _ in events].count("answer_token") > 1
+    state = (await graph.aget_state({"configurable": {"thread_id": "stream-4b"}})).values
+    synth = [r for r in state["tokens"]["records"] if r["node"] == "synthesize"]
+    assert [r["cached"] for r in synth] == [True]
+
+
+def test_partial_field_reads_a_growing_json_reply() -> None:
+    assert partial_field("", "answer") == ""
+    assert partial_field('{"answ', "answer") == ""
+    assert partial_field('{"answer": ', "answer") == ""
+    assert partial_field('{"answer": "Lis', "answer") == "Lis"
+    assert partial_field('{"answer": "Lisbon", "justification": "x"}', "answer") == "Lisbon"
+    assert partial_field('{"answer": "say \\"hi', "answer") == 'say "hi'
+    assert partial_field('{"answer": "a\\', "answer") == "a"
+    assert partial_field('{"answer": "caf\\u00e', "answer") == "caf"
+    assert partial_field('{"answer":"caf\\u00e9"}', "answer") == "café"
+
+
+@pytest.mark.e2e
+async def test_the_local_model_streams_with_usage_and_frees_its_lock() -> None:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not built in this environment")
+    try:
+        path = resolve_gguf("local:smollm2", Settings().model_dir)
+    except ModelPartsMissingError as exc:
+        pytest.skip(str(exc))
+    model = LocalLlamaChatModel(model_path=str(path), n_ctx=2048, max_tokens=24, json_mode=True)
+    prompt = [HumanMessage('Give a JSON object with key "city" for the capital of France.')]
+
+    chunks = [chunk async for chunk in model.astream(prompt)]
+
+    whole = chunks[0]
+    for chunk in chunks[1:]:
+        whole += chunk
+    assert len([c for c in chunks if c.content]) > 1
+    assert whole.usage_metadata is not None
+    assert whole.usage_metadata["input_tokens"] > 10
+    assert 0 < whole.usage_metadata["output_tokens"] <= 24 + 1
+    # A consumer that stops after one chunk (a cancelled run) must not keep the model locked.
+    stream = model.astream(prompt)
+    await anext(stream)
+    await stream.aclose()
+    assert (await model.ainvoke(prompt)).usage_metadata is not None
