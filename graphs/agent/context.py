@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from nodes.agent.evaluate import EvaluatorStyle
 from nodes.agent.plan import PlanFormat
 from store.grasp_retrieval import RetrievalParams
 
@@ -23,6 +24,7 @@ SWITCHES = {
     "retrieval": Retrieval,
     "planner": Planner,
     "plan_format": PlanFormat,
+    "evaluator": EvaluatorStyle,
 }
 
 
@@ -134,6 +136,14 @@ class GraspContext:
             "description": "planner reply: linked (each sub-question lists the earlier steps it "
             "needs, schema-constrained, links repaired) or free (plain strings with #k, the "
             "original format)"
+        },
+    )
+    evaluator: EvaluatorStyle = field(
+        default="free",
+        metadata={
+            "description": "evaluator reply: free (the model says DONE or QUERY_AGAIN) or quote "
+            "(it must copy the evidence sentence its answer comes from; DONE only when that "
+            "sentence is found in the evidence)"
         },
     )
     history_turns: int = field(

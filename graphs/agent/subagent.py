@@ -175,6 +175,7 @@ class SubAgentNodes:
                 last_round=last,
                 max_chars=context.max_passage_chars,
                 tag=agent_tag("evaluate", state, iteration),
+                style=context.evaluator,
             )
         except MalformedOutput as error:
             log.warning("sq%s: evaluation reply unusable (%s)", state["index"], error)

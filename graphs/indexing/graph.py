@@ -19,7 +19,7 @@ from sqlalchemy import Engine
 
 from graphs.indexing.corpus_files import read_corpus
 from graphs.runtime.services import Services
-from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider
+from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, check_corpus_allowed
 from nodes.indexing.extract import LLM_BATCH_SIZE, MAX_PASSAGE_CHARS, LlmExtractor
 from nodes.indexing.extract_spacy import SPACY_BATCH_SIZE, SpacyExtractor
 from nodes.indexing.extract_synthetic import SyntheticExtractor
@@ -225,6 +225,8 @@ class IndexNodes:
     ) -> dict[str, Any]:
         """Store the passages and split the distinct ones still to extract into batches."""
         context, services = await self.wiring.resolve(runtime)
+        # The index graph names its corpus in its input, not its context: check it here too.
+        check_corpus_allowed(state["corpus"], services.settings.allowed_corpora)
         given = state.get("passages")
         if given is None and state.get("source_path"):
             read = await asyncio.to_thread(read_corpus, Path(state["source_path"]))

@@ -142,6 +142,8 @@ def _openai_chat(
         base_url=base_url,
         max_tokens=max_tokens,  # type: ignore[call-arg]
         max_retries=0,  # as for Gemini: our client retries and records every attempt
+        # A streamed reply (a chat client streaming the answer) still reports its token usage.
+        stream_usage=True,
         extra_body=_openai_body(base_url is not None, max_tokens, {"type": "json_object"}),
     )
 

@@ -69,6 +69,8 @@ def extract_json(text: str) -> Any:
         value, _ = json.JSONDecoder().raw_decode(stripped[start:])
     except json.JSONDecodeError as exc:
         raise MalformedOutput(f"invalid JSON: {exc.msg} at char {exc.pos}", text) from exc
+    except RecursionError as exc:  # nesting deeper than the parser's stack
+        raise MalformedOutput("invalid JSON: nested too deeply", text) from exc
     return value
 
 

@@ -1,10 +1,12 @@
 """The graph runs a repaired linked plan hop after hop, and plan_format reaches the planner."""
 
+import re
+
 import pytest
 from sqlalchemy import Engine
 
-from graphs.models.scripted_model import ScriptedChatModel
-from tests.fixtures.films import PLAN, build_corpus, chain_rules, rule, run, services
+from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
+from tests.fixtures.films import EVALUATE, PLAN, build_corpus, chain_rules, rule, run, services
 
 QUESTION = "Where was the director of Blue Harbor born?"
 
@@ -65,3 +67,38 @@ async def test_the_free_format_runs_the_original_prompt(engine: Engine, database
     assert isinstance(model, ScriptedChatModel)
     plan_prompt = model.prompts[0]
     assert plan_prompt.startswith(PLAN) and '"needs"' not in plan_prompt
+
+
+async def test_the_quoting_evaluator_is_a_run_setting(engine: Engine, database_url: str) -> None:
+    ids = build_corpus(engine)
+    rules = chain_rules(ids)
+    quoted = {
+        "Sub-question: Who directed Blue Harbor?": (
+            "Blue Harbor was directed by Tomas Reyd.",
+            "Tomas Reyd",
+        ),
+        "Tomas Reyd was born in Lisbon in 1950.": (
+            "Tomas Reyd was born in Lisbon in 1950.",
+            "Lisbon",
+        ),
+    }
+    for i, scripted in enumerate(rules):
+        for text, (quote, answer) in quoted.items():
+            if scripted.when[0] == re.escape(EVALUATE) and re.escape(text) in scripted.when:
+                rules[i] = rule(
+                    EVALUATE, *text_of(scripted), reply={"quote": quote, "answer": answer}
+                )
+    svc = services(engine, database_url, rules)
+    state, _ = await run(svc, QUESTION, thread="quote-1", plan_format="free", evaluator="quote")
+
+    assert state["answers"] == {1: "Tomas Reyd", 2: "Lisbon"}
+    assert state["final_answer"] == "Lisbon"
+    model = svc.llm.model
+    assert isinstance(model, ScriptedChatModel)
+    evaluations = [p for p in model.prompts if p.startswith(EVALUATE)]
+    assert len(evaluations) == 3 and all('"quote"' in p for p in evaluations)
+
+
+def text_of(scripted: ScriptedReply) -> list[str]:
+    """The literal texts a fixture rule matches after its node's prompt opening."""
+    return [re.sub(r"\\(.)", r"\1", pattern) for pattern in scripted.when[1:]]

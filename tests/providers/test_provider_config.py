@@ -71,6 +71,7 @@ def test_a_self_hosted_openai_server_needs_no_key() -> None:
     assert model.model_name == "qwen"
     assert model.openai_api_base == "http://127.0.0.1:8000/v1"
     assert model.max_retries == 0
+    assert model.stream_usage  # a streamed answer still records its tokens
     # JSON mode and the classic output cap travel in the body (see providers._openai_body).
     assert model.extra_body == {"response_format": {"type": "json_object"}, "max_tokens": 64}
 

@@ -80,3 +80,21 @@ async def test_peer_graphs_refuse_it_too(engine: Engine, database_url: str, meth
     with pytest.raises(CorpusNotAllowed):
         await run_method(method, "Who?", "elsewhere", services=svc, thread_id=f"allowed-{method}")
     assert ledger_rows(engine, f"allowed-{method}") == 0
+
+
+async def test_indexing_refuses_a_corpus_outside_the_list(
+    engine: Engine, database_url: str
+) -> None:
+    from graphs.indexing.graph import IndexContext, build_index_graph
+    from store.corpora import CorpusNotFound, corpus_id
+
+    svc = services(engine, database_url, [])
+    svc = replace(svc, settings=replace(svc.settings, allowed_corpora=("films",)))
+    graph = build_index_graph(svc)
+    with pytest.raises(CorpusNotAllowed):
+        await graph.ainvoke(
+            {"corpus": "hr-records", "passages": [{"title": "Pay", "text": "Salaries rose."}]},
+            context=IndexContext(extractor="synthetic"),
+        )
+    with pytest.raises(CorpusNotFound):  # nothing was written: the corpus does not exist
+        corpus_id(engine, "hr-records")

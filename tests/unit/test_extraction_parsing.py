@@ -13,6 +13,7 @@ from nodes.indexing.extract import (
 )
 from nodes.indexing.extraction_types import EntityMention, Extraction, PassageInput
 from nodes.llm.client import MalformedOutput, parse_reply
+from nodes.llm.reply import extract_json
 
 GOOD = {
     "passages": [
@@ -107,3 +108,8 @@ def test_oversized_text_is_split_at_sentences_and_merged_back() -> None:
     assert merged == Extraction(
         5, ("a", "b", "c"), (EntityMention("A", "t", (1,)), EntityMention("A", "t", (2,)))
     )
+
+
+def test_json_nested_beyond_the_parsers_stack_is_malformed_output() -> None:
+    with pytest.raises(MalformedOutput, match="nested too deeply"):
+        extract_json('{"a":' + "[" * 100_000)
