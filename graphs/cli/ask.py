@@ -264,8 +264,6 @@ class LivePrinter:
 
 async def run_ask(args: argparse.Namespace) -> int:
     """Start, resume or replay the run of `args.question` on its thread."""
-    from graphs.cli.main import errors, one_line
-
     thread = args.thread
     # Bad input is refused before the thread line: nothing ran, so there is nothing to resume.
     check_question(args.question)
@@ -316,24 +314,15 @@ async def run_ask(args: argparse.Namespace) -> int:
             ):
                 printer.on_task(namespace, event)
         except Exception as exc:  # the run stops; what finished is saved
-            errors.print(
-                escape(
-                    f"the run stopped: {one_line(exc)}; continue it with: {resume_command(args)}"
-                ),
-                soft_wrap=True,
-            )
-            return 1
+            return stopped(exc, args)
         values = await report(graph, thread, time.monotonic() - started)
-    say(f"see the run: grasp view {thread} --open")
-    return 0 if values.get("final_answer") else 1
+    return finished(values, thread)
 
 
 async def run_peer_ask(
     args: argparse.Namespace, settings: dict[str, Any], services: Services
 ) -> int:
     """Start, resume or replay a peer method's run of `args.question` on its thread."""
-    from graphs.cli.main import errors, one_line
-
     method, thread = args.method, args.thread
     async with open_checkpointer(services.database_url) as saver:
         graph = build_method_graph(method, None, saver)
@@ -361,14 +350,22 @@ async def run_peer_ask(
                 elif not args.quiet and "result" in event and event["name"] != "__start__":
                     say(f"[{event['name']}] {describe(method, event['name'], event['result'])}")
         except Exception as exc:  # the run stops; what finished is saved
-            errors.print(
-                escape(
-                    f"the run stopped: {one_line(exc)}; continue it with: {resume_command(args)}"
-                ),
-                soft_wrap=True,
-            )
-            return 1
+            return stopped(exc, args)
         values = await report(graph, thread, time.monotonic() - started)
+    return finished(values, thread)
+
+
+def stopped(exc: Exception, args: argparse.Namespace) -> int:
+    """Say in one line why the run stopped and how to continue it; exit code 1."""
+    from graphs.cli.main import errors, one_line
+
+    reason = f"the run stopped: {one_line(exc)}; continue it with: {resume_command(args)}"
+    errors.print(escape(reason), soft_wrap=True)
+    return 1
+
+
+def finished(values: dict[str, Any], thread: str) -> int:
+    """Point to the run's page; exit code 0 when it produced an answer."""
     say(f"see the run: grasp view {thread} --open")
     return 0 if values.get("final_answer") else 1
 
