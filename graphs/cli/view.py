@@ -41,14 +41,21 @@ def register(sub: Any) -> None:
         "database; `langgraph dev` here checkpoints into it, so plain THREAD works for those)",
     )
     view.add_argument(
+        "--turn",
+        type=int,
+        metavar="K",
+        help="a conversation thread's turn K (1 = the first); default: the latest",
+    )
+    view.add_argument(
         "--no-runs", action="store_true", help="with --eval: do not write the questions' run pages"
     )
     view.set_defaults(handler=run_view)
 
 
-def page_name(thread: str) -> str:
-    """A file name for a thread's page."""
-    return (_UNSAFE.sub("-", thread).strip("-") or "run") + ".html"
+def page_name(thread: str, turn: int | None = None) -> str:
+    """A file name for a thread's page (one per turn when a turn is asked for)."""
+    stem = _UNSAFE.sub("-", thread).strip("-") or "run"
+    return f"{stem}-turn-{turn}.html" if turn is not None else f"{stem}.html"
 
 
 def ledger_summary(calls: list[LedgerCall]) -> LedgerSummary:
@@ -67,17 +74,17 @@ def ledger_summary(calls: list[LedgerCall]) -> LedgerSummary:
     )
 
 
-async def server_page_html(url: str, thread: str) -> str:
+async def server_page_html(url: str, thread: str, turn: int | None = None) -> str:
     """The HTML page of a thread read over a LangGraph server's HTTP API (no ledger there)."""
     load, name = await server_source(url, thread)
-    return render_run(await build_run_view(load, name, thread))
+    return render_run(await build_run_view(load, name, thread, turn))
 
 
-async def run_page_html(database_url: str, thread: str) -> str:
-    """The HTML page of one thread's latest run, from its checkpoints and ledger rows."""
+async def run_page_html(database_url: str, thread: str, turn: int | None = None) -> str:
+    """One run of a thread (its latest, or turn `turn`) as a page, from checkpoints and ledger."""
     async with open_checkpointer(database_url) as saver:
         name, graph = await graph_for_thread(saver, thread)
-        view = await build_run_view(checkpoint_loader(graph, thread), name, thread)
+        view = await build_run_view(checkpoint_loader(graph, thread), name, thread, turn)
     engine = make_engine(database_url, pool_size=1)
     try:
         view.ledger = ledger_summary(await asyncio.to_thread(run_calls, engine, thread))
@@ -130,12 +137,12 @@ async def run_view(args: argparse.Namespace) -> int:
     if args.eval is not None:
         path = await view_eval(args)
     elif args.thread and args.server:
-        html = await server_page_html(args.server, args.thread)
-        path = write(args.out or DEFAULT_DIR / page_name(args.thread), html)
+        html = await server_page_html(args.server, args.thread, args.turn)
+        path = write(args.out or DEFAULT_DIR / page_name(args.thread, args.turn), html)
     elif args.thread:
         url = await asyncio.to_thread(resolve_database_url, Settings.from_env())
-        html = await run_page_html(url, args.thread)
-        path = write(args.out or DEFAULT_DIR / page_name(args.thread), html)
+        html = await run_page_html(url, args.thread, args.turn)
+        path = write(args.out or DEFAULT_DIR / page_name(args.thread, args.turn), html)
     else:
         raise ValueError("give a THREAD (see `grasp runs`) or --eval DIR")
     console.print(str(path.resolve()), markup=False, soft_wrap=True)

@@ -144,6 +144,18 @@ class LedgerSummary:
     failed_tokens: int = 0
 
 
+@dataclass(frozen=True)
+class TurnView:
+    """One turn of a conversation thread (one run: a question and its answer)."""
+
+    number: int
+    question: str
+    answer: str
+    status: str
+    input_tokens: int
+    output_tokens: int
+
+
 @dataclass
 class RunView:
     """Everything a run page shows."""
@@ -164,6 +176,8 @@ class RunView:
     tally: dict[str, Any] = field(default_factory=dict)
     ledger: LedgerSummary | None = None
     earlier_runs: int = 0
+    turn: int = 1
+    turns: list[TurnView] = field(default_factory=list)
     wall_s: float | None = None
     values: dict[str, Any] = field(default_factory=dict)
 

@@ -18,8 +18,8 @@ def header(view: RunView) -> str:
     wall = f"{view.wall_s:.1f} s" if view.wall_s is not None else "n/a"
     settings = ", ".join(f"{k}={v}" for k, v in sorted(view.settings.items())) or "defaults"
     earlier = (
-        f' <span class="muted">({view.earlier_runs} earlier run(s) on this thread not shown)</span>'
-        if view.earlier_runs
+        f' <span class="muted">· turn {view.turn} of {len(view.turns)}</span>'
+        if len(view.turns) > 1
         else ""
     )
     answer = escape(view.answer) if view.answer else '<span class="muted">(none yet)</span>'
@@ -35,6 +35,24 @@ def header(view: RunView) -> str:
         f"wall time {wall}</p>"
         f'<p class="muted" id="settings">settings: {escape(settings)}</p>'
     )
+
+
+def conversation(view: RunView) -> str:
+    """A conversation thread's turns in order; this page details the marked one."""
+    if len(view.turns) < 2:
+        return ""
+    rows = []
+    for t in view.turns:
+        here = t.number == view.turn
+        marker = ' id="this-turn"' if here else ""
+        where = "shown below" if here else f"grasp view {escape(view.thread)} --turn {t.number}"
+        answer = escape(t.answer) or "(no answer yet)"
+        rows.append(
+            f'<li class="turn" data-turn="{t.number}"{marker}><b>{escape(t.question)}</b> → '
+            f'{answer} <span class="muted">{t.input_tokens:,} in / {t.output_tokens:,} out · '
+            f"{escape(t.status)} · {where}</span></li>"
+        )
+    return f'<h2>Conversation</h2><ol id="turns">{"".join(rows)}</ol>'
 
 
 def clipped(text: str, limit: int = 160) -> str:
@@ -215,6 +233,7 @@ def render_run(view: RunView) -> str:
     """The whole page of one run."""
     body = (
         header(view)
+        + conversation(view)
         + incidents(view)
         + plan(view)
         + (
@@ -237,5 +256,7 @@ def render_run(view: RunView) -> str:
         "output-tokens": int(tally.get("output_tokens", 0)),
         "calls": int(tally.get("calls", 0)),
         "incidents": len(view.incidents),
+        "turn": view.turn,
+        "turns": len(view.turns),
     }
     return page(f"{view.graph} run {view.thread}", body, attributes)

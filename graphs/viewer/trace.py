@@ -19,7 +19,7 @@ from langgraph.types import Overwrite, StateSnapshot
 
 from graphs.cli.ask_report import summarize
 from graphs.peers.registry import METHODS
-from graphs.runtime.checkpoints import ATTEMPT_KEY, last_run, read_steps
+from graphs.runtime.checkpoints import ATTEMPT_KEY, read_steps
 from graphs.runtime.run_history import describe, run_span, status_of, step_of
 from graphs.viewer.model import (
     AgentView,
@@ -29,6 +29,7 @@ from graphs.viewer.model import (
     RunView,
     StepView,
     TaskView,
+    TurnView,
 )
 from graphs.viewer.rounds import fold_round
 
@@ -299,13 +300,45 @@ def checkpoint_loader(graph: Pregel[Any, Any, Any, Any], thread: str) -> StepLoa
     return load
 
 
-async def build_run_view(load: StepLoader, graph_name: str, thread: str) -> RunView:
-    """The page content of the thread's latest run (finished, failed or interrupted)."""
+def runs_of(steps: list[StateSnapshot]) -> list[list[StateSnapshot]]:
+    """A thread's runs in order, each starting at an input checkpoint.
+
+    A new question or a new turn of a conversation adds one; a killed-and-resumed run adds none,
+    so it stays one run.
+    """
+    starts = [i for i, s in enumerate(steps) if (s.metadata or {}).get("source") == "input"]
+    if not starts:
+        return [steps]
+    bounds = [*starts[1:], len(steps)]
+    return [steps[a:b] for a, b in zip(starts, bounds, strict=True)]
+
+
+def turn_view(number: int, run: list[StateSnapshot]) -> TurnView:
+    """What a turn asked and answered, and its own token tally."""
+    values = dict(run[-1].values)
+    tokens = dict(values.get("tokens", {}) or {})
+    return TurnView(
+        number=number,
+        question=str(values.get("question", "")),
+        answer=str(values.get("final_answer", "") or ""),
+        status=status_of(run[-1]),
+        input_tokens=int(tokens.get("input_tokens", 0)),
+        output_tokens=int(tokens.get("output_tokens", 0)),
+    )
+
+
+async def build_run_view(
+    load: StepLoader, graph_name: str, thread: str, turn: int | None = None
+) -> RunView:
+    """The page content of one run of the thread: turn `turn` (1-based), else the latest."""
     every = await load("")
     if not every:
         raise NoSuchThread(f"no checkpoints for thread {thread}")
-    run = last_run(every)
-    starts = sum(1 for s in every if (s.metadata or {}).get("source") == "input")
+    runs = runs_of(every)
+    if turn is not None and not 1 <= turn <= len(runs):
+        raise NoSuchThread(f"thread {thread} has {len(runs)} turn(s); there is no turn {turn}")
+    number = turn or len(runs)
+    run = runs[number - 1]
     values = dict(run[-1].values)
     subs = await sub_runs(load, run)
     view = RunView(
@@ -321,7 +354,9 @@ async def build_run_view(load: StepLoader, graph_name: str, thread: str) -> RunV
         incidents=incidents_of(run, subs),
         settings=run_settings(run),
         tally=dict(values.get("tokens", {}) or {}),
-        earlier_runs=max(starts - 1, 0),
+        earlier_runs=number - 1,
+        turn=number,
+        turns=[turn_view(n, r) for n, r in enumerate(runs, start=1)],
         wall_s=run_span(run),
         values=values,
     )
