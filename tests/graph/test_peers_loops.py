@@ -145,14 +145,15 @@ async def test_self_ask_answers_sub_questions_in_order(engine: Engine, database_
         ),
     ]
     svc = services(engine, database_url, rules)
-    state, nodes = await run_peer("self-ask", svc, QUESTION, k=2)
+    # k=1: with the hashing embedder the runners-up tie at cosine 0, in no fixed order.
+    state, nodes = await run_peer("self-ask", svc, QUESTION, k=1)
 
     assert nodes == ["start", "decompose", "ask_next", "ask_next", "answer"]
     kinds = [DECOMPOSE, ANSWER, ANSWER, FINDINGS]
     assert call_kinds(svc) == kinds
     _, first, second, _ = prompts(svc)
-    assert shown_titles(first) == ["Blue Harbor", "Tomas Reyd"]
-    assert shown_titles(second) == ["Tomas Reyd", "Blue Harbor"]
+    assert shown_titles(first) == ["Blue Harbor"]
+    assert shown_titles(second) == ["Tomas Reyd"]
     assert state["sub_answers"] == ["Tomas Reyd", "Lisbon"]
     assert state["passages"] == [ids["Blue Harbor"], ids["Tomas Reyd"]]
     assert (state["final_answer"], state["error"]) == ("Lisbon", None)
