@@ -29,7 +29,7 @@ from evals.metrics import exact_match, token_f1
 from evals.results import JsonlAppender, check_settings, read_jsonl
 from evals.summary import GroupSummary, summarise, summarise_kept
 from graphs.agent.graph import GraspGraph
-from graphs.cli.ask import run_config
+from graphs.cli.ask_input import run_config
 from graphs.cli.ask_report import Round, resolved_sub_question
 from graphs.peers.registry import METHODS as REGISTRY
 from graphs.peers.registry import AnyGraph, build_method_graph, method_context

@@ -24,7 +24,7 @@ from graphs.agent.context import GraspContext
 from graphs.agent.graph import GraspGraph, build_grasp_graph
 from graphs.agent.state import GraspInput
 from graphs.api import make_context
-from graphs.cli.ask import check_corpus, run_config, typed_value
+from graphs.cli.ask_input import check_corpus, run_config, typed_value
 from graphs.cli.ask_report import short, tokens_text
 from graphs.peers.registry import DEFAULT_METHOD
 from graphs.runtime.checkpoints import open_checkpointer
