@@ -7,7 +7,6 @@ written → answer from every passage retrieved, with the sentences as notes.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
@@ -19,9 +18,9 @@ from langgraph.types import Checkpointer
 from graphs.agent.state import tally
 from graphs.agent.subagent import failed_calls
 from graphs.peers.context import PeerContext, at_least
-from graphs.peers.retrieve_answer import PeerGraph, Retriever
+from graphs.peers.retrieve_answer import PeerGraph
 from graphs.peers.state import PeerInput, PeerState, merged
-from graphs.peers.steps import PeerSteps, call_tag, fetch_passages
+from graphs.peers.steps import PeerSteps, Retriever, call_tag, fetch_passages
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider
 from nodes.llm.client import MalformedOutput
@@ -77,11 +76,8 @@ def build_cot_loop(
 
     async def retrieve_step(state: CotState, runtime: Runtime[C]) -> dict[str, Any]:
         """Retrieve for the latest sentence (the question at first); new passages join the set."""
-        context, svc = await wiring.resolve(runtime)
-        corpus = state.get("corpus_id")
-        assert corpus is not None
         query = state.get("query") or state["question"]
-        ids = await asyncio.to_thread(retrieve, svc, corpus, query, context)
+        ids = await steps.retrieve(retrieve, state, runtime, query)
         return {"passages": merged(state.get("passages", []), ids)}
 
     async def think(state: CotState, runtime: Runtime[C]) -> dict[str, Any]:

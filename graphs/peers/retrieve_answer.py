@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 from langgraph.graph import END, START, StateGraph
@@ -13,7 +11,7 @@ from langgraph.types import Checkpointer
 
 from graphs.peers.context import PeerContext
 from graphs.peers.state import PeerInput, PeerState
-from graphs.peers.steps import PeerSteps
+from graphs.peers.steps import PeerSteps, Retriever
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider
 
@@ -21,9 +19,6 @@ C = TypeVar("C", bound=PeerContext)
 
 #: A compiled peer graph (the state types differ by peer; the runner reads only shared keys).
 PeerGraph = CompiledStateGraph[Any, Any, Any, Any]
-
-#: Passage ids for (services, corpus id, question, context), best first; called off the loop.
-Retriever = Callable[[Services, int, str, Any], list[int]]
 
 
 def build_retrieve_answer(
@@ -39,11 +34,7 @@ def build_retrieve_answer(
 
     async def retrieve_passages(state: PeerState, runtime: Runtime[C]) -> dict[str, Any]:
         """The passages the answer step will see."""
-        context, svc = await wiring.resolve(runtime)
-        corpus = state.get("corpus_id")
-        assert corpus is not None  # start resolved it
-        ids = await asyncio.to_thread(retrieve, svc, corpus, state["question"], context)
-        return {"passages": ids}
+        return {"passages": await steps.retrieve(retrieve, state, runtime, state["question"])}
 
     graph = StateGraph(PeerState, context_schema=context_schema, input_schema=PeerInput)
     graph.add_node("start", steps.start)

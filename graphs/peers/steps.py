@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -21,6 +22,9 @@ from store.passage_search import passages_by_id
 from store.retrieval import PassageText
 
 C = TypeVar("C", bound=PeerContext)
+
+#: Passage ids for (services, corpus id, query, context), best first; called off the loop.
+Retriever = Callable[[Services, int, str, Any], list[int]]
 
 
 def call_tag(node: str, state: PeerState, iteration: int | None = None) -> CallTag:
@@ -74,6 +78,15 @@ class PeerSteps(Generic[C]):
             # A new question on a used thread starts from scratch: the reducer would add.
             "tokens": Overwrite(empty_tally()),
         }
+
+    async def retrieve(
+        self, retriever: Retriever, state: PeerState, runtime: Runtime[C], query: str
+    ) -> list[int]:
+        """Passage ids `retriever` finds for `query` in the run's corpus, run off the loop."""
+        context, services = await self.wiring.resolve(runtime)
+        corpus = state.get("corpus_id")
+        assert corpus is not None  # the start step resolved it
+        return await asyncio.to_thread(retriever, services, corpus, query, context)
 
     async def answer(self, state: PeerState, runtime: Runtime[C]) -> dict[str, Any]:
         """One answer call over the passages in state (cut to max_passage_chars) and the notes."""
