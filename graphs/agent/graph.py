@@ -13,8 +13,9 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer, Overwrite, Send
 
+from graphs.agent.answer_deltas import AnswerDeltas
 from graphs.agent.context import GraspContext
-from graphs.agent.progress import emit
+from graphs.agent.progress import emit, stream_writer
 from graphs.agent.state import (
     Dependency,
     GraspInput,
@@ -144,7 +145,8 @@ class ParentNodes:
     async def synthesize(self, state: GraspState, runtime: Runtime[GraspContext]) -> dict[str, Any]:
         """Write the final short answer from the chain of sub-answers; it ends the turn.
 
-        The reply streams (stream_mode="messages", metadata langgraph_node == "synthesize").
+        The raw reply streams (stream_mode="messages", metadata langgraph_node == "synthesize"),
+        and the answer's words alone as "answer_delta" custom events.
         """
         _, services = await self.wiring.resolve(runtime)
         answers = state.get("answers", {})
@@ -154,14 +156,16 @@ class ParentNodes:
         ]
         emit("synthesizing", hops=len(chain))
         tag = CallTag(node="synthesize", corpus_id=state.get("corpus_id"), run_id=run_id())
+        deltas = AnswerDeltas(stream_writer())
         try:
-            reply, results = await synthesize(
-                services.llm,
-                question=state["question"],
-                plan=state.get("plan", ""),
-                chain=chain,
-                tag=tag,
-            )
+            with deltas.listening():
+                reply, results = await synthesize(
+                    services.llm,
+                    question=state["question"],
+                    plan=state.get("plan", ""),
+                    chain=chain,
+                    tag=tag,
+                )
             answer, why = reply.answer, reply.justification
         except MalformedOutput as exc:
             log.warning("synthesis reply unusable (%s); giving the last sub-answer", exc)
@@ -170,6 +174,7 @@ class ParentNodes:
                 f"synthesis failed ({exc}); this is the last sub-answer",
                 failed_calls(exc),
             )
+        deltas.finish(answer)
         emit("answer", answer=answer, justification=why)
         tokens = tally("synthesize", results)
         this_turn = add_usage(usage_of(state.get("tokens")), usage_of(tokens))

@@ -7,6 +7,7 @@ the client did not ask for stream_mode="custom", writing an event does nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.config import get_stream_writer
@@ -20,14 +21,20 @@ EVENTS = (
     "reading",  # {"index", "round", "passages"}
     "hop_done",  # {"index", "answer"}
     "synthesizing",  # {"hops"}
+    "answer_delta",  # {"text"}: the answer's next words (see graphs.agent.answer_deltas)
+    "answer_restart",  # {}: forget the answer text streamed so far
     "answer",  # {"answer", "justification"}
 )
 
 
+def stream_writer() -> Callable[[dict[str, Any]], None]:
+    """The run's custom-stream writer; one that drops events outside a graph run (a unit test)."""
+    try:
+        return get_stream_writer()
+    except RuntimeError:
+        return lambda _event: None
+
+
 def emit(event: str, **fields: Any) -> None:
     """Send one progress event to the run's stream (a no-op when nobody streams "custom")."""
-    try:
-        write = get_stream_writer()
-    except RuntimeError:  # a node function called outside a graph run (a unit test)
-        return
-    write({"event": event, **fields})
+    stream_writer()({"event": event, **fields})

@@ -16,7 +16,6 @@ import uuid
 from dataclasses import dataclass, field, fields
 from typing import Any, TextIO, cast
 
-from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig
 from rich.markup import escape
 
@@ -32,7 +31,6 @@ from graphs.runtime.run_history import METHOD_KEY, Refused, say
 from graphs.runtime.services import services_for
 from graphs.runtime.settings import Settings
 from graphs.runtime.wiring import CorpusNotAllowed, check_corpus_allowed
-from nodes.llm.reply import message_text, partial_field
 
 COMMANDS = "commands: /new (a fresh thread), /quit"
 
@@ -75,8 +73,6 @@ def chat_settings(items: list[str]) -> dict[str, Any]:
 class AnswerPrinter:
     """Prints progress events as lines and the answer as it grows, from the run's stream."""
 
-    raw: str = ""
-    message_id: str | None = None
     shown: str | None = None  # None: no answer text printed yet
     lines: list[str] = field(default_factory=list)
 
@@ -95,23 +91,26 @@ class AnswerPrinter:
             say(f"  reading {count} {what}{'' if count == 1 else 's'}")
         elif name == "hop_done":
             say(f"  → {event['answer']}")
+        elif name == "answer_delta":
+            self.delta(event["text"])
+        elif name == "answer_restart":
+            self.restart()
         elif name == "answer":
             self.final(event["answer"], event.get("justification", ""))
 
-    def token(self, message: BaseMessage) -> None:
-        """A piece of the synthesis reply: print what it adds to the answer field."""
-        if message.id != self.message_id:  # a re-asked reply starts over
-            self.message_id, self.raw = message.id, ""
-        self.raw += message_text(message)
-        answer = partial_field(self.raw, "answer")
-        if not answer:
-            return
+    def delta(self, text: str) -> None:
+        """The answer's next words (an "answer_delta" event)."""
         if self.shown is None:
             write("answer: ")
             self.shown = ""
-        if answer.startswith(self.shown):
-            write(answer[len(self.shown) :])
-            self.shown = answer
+        write(text)
+        self.shown += text
+
+    def restart(self) -> None:
+        """The answer starts over (the model was asked again): end the streamed line."""
+        if self.shown is not None:
+            write("\n")
+            self.shown = None
 
     def final(self, answer: str, justification: str) -> None:
         """Close the streamed line; print the answer whole if what streamed differs from it."""
@@ -173,15 +172,12 @@ class Conversation:
             question_input,
             self.config(question),
             context=make_context(self.corpus, **self.settings),
-            stream_mode=["messages", "custom"],
+            stream_mode="custom",
             subgraphs=True,  # hop events come from inside the sub-agents
             durability="sync",  # every step saved before the next, so a kill can resume
         ):
-            namespace, mode, payload = cast(tuple[tuple[str, ...], str, Any], item)
-            if mode == "custom":
-                printer.progress(payload)
-            elif not namespace and payload[1].get("langgraph_node") == "synthesize":
-                printer.token(payload[0])
+            _namespace, payload = cast(tuple[tuple[str, ...], dict[str, Any]], item)
+            printer.progress(payload)
         values = (await self.graph.aget_state(self.config(question))).values
         say(
             f"tokens: this turn {tokens_text(values.get('tokens'))}; "

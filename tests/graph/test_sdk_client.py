@@ -5,6 +5,8 @@ while the run is still running), the follow-up is cancelled midway and resumed, 
 uses the first turn's. Run with `-s` to see the timed transcript of events.
 """
 
+import ast
+import io
 import json
 import os
 import re
@@ -12,6 +14,7 @@ import signal
 import subprocess
 import time
 from collections.abc import AsyncIterator
+from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -145,8 +148,8 @@ async def test_a_conversation_through_the_sdk(sdk: LangGraphClient, engine: Engi
         log.add(kind, text)
     log.add("stream ended", "")
     kinds = [kind for _, kind, _ in log.rows]
-    customs = [json.loads(text)["event"] for _, kind, text in log.rows if kind == "custom"]
-    assert customs == [
+    events = [json.loads(text) for _, kind, text in log.rows if kind == "custom"]
+    assert [e["event"] for e in events if e["event"] != "answer_delta"] == [
         "planning",
         "plan",
         "hop_started",
@@ -158,6 +161,12 @@ async def test_a_conversation_through_the_sdk(sdk: LangGraphClient, engine: Engi
     ]
     answer = "".join(json.loads(t) for _, k, t in log.rows if k == "token:synthesize")
     assert json.loads(answer)["answer"] == "Tomas Reyd"
+    # The answer's words alone, in pieces, on the custom stream before the "answer" event.
+    deltas = [e["text"] for e in events if e["event"] == "answer_delta"]
+    assert "".join(deltas) == "Tomas Reyd" and len(deltas) > 1
+    assert [e["event"] for e in events][-len(deltas) - 1 :] == ["answer_delta"] * len(deltas) + [
+        "answer"
+    ]
     assert kinds.count("token:synthesize") > 3
     assert status_at_first_token == "running"
     first_token = kinds.index("token:synthesize")
@@ -215,4 +224,32 @@ async def test_a_conversation_through_the_sdk(sdk: LangGraphClient, engine: Engi
         "name a corpus you were given",
     }
 
+    # The README's client code, run as printed there (only the URL and the context replaced).
+    printed = await run_readme_client(sdk, CONTEXT)
+    log.add("README client", json.dumps(printed[-60:]))
+    assert "'event': 'hop_started'" in printed
+    answers = [line for line in printed.splitlines() if not line.startswith("{")]
+    assert "Tomas Reyd" in answers[0] and "Lisbon" in answers[-1]
+
     log.print()  # shown with -s
+
+
+def readme_client_code() -> str:
+    """The README's `langgraph_sdk` example (the block that calls `get_client`)."""
+    blocks = re.findall(r"```python\n(.*?)```", (REPO / "README.md").read_text(), re.DOTALL)
+    return next(block for block in blocks if "get_client(" in block)
+
+
+async def run_readme_client(sdk: LangGraphClient, context: dict[str, Any]) -> str:
+    """Run the README's client code against the test server; what it printed."""
+    source = readme_client_code()
+    url = re.search(r'get_client\(url="([^"]+)"\)', source)
+    assert url is not None and 'context={"corpus": "films"}' in source
+    source = source.replace(url.group(1), str(sdk.http.client.base_url)).replace(
+        'context={"corpus": "films"}', f"context={context!r}"
+    )
+    code = compile(source, "README.md", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        await eval(code, {})  # noqa: S307 - the README's own example, run as a user would
+    return out.getvalue()

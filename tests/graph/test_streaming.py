@@ -2,12 +2,15 @@
 
 import json
 from typing import Any
+from uuid import uuid4
 
 import pytest
 from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from sqlalchemy import Engine
 
+from graphs.agent.answer_deltas import AnswerDeltas
+from graphs.agent.answer_deltas import answer_text as shown_answer
 from graphs.agent.context import GraspContext
 from graphs.agent.graph import GraspGraph, build_grasp_graph
 from graphs.models.gguf_assembly import ModelPartsMissingError, resolve_gguf
@@ -74,7 +77,11 @@ async def test_progress_events_come_in_order_with_hop_indices(
     svc = services(engine, database_url, chain_rules(build_corpus(engine)))
     events = await stream(build_grasp_graph(svc, InMemorySaver()), "stream-1", subgraphs=True)
 
-    names = [(e["event"], e.get("index"), e.get("round")) for e in custom(events)]
+    names = [
+        (e["event"], e.get("index"), e.get("round"))
+        for e in custom(events)
+        if e["event"] != "answer_delta"
+    ]
     assert names == [
         ("planning", None, None),
         ("plan", None, None),
@@ -144,11 +151,36 @@ async def test_answer_tokens_stream_before_the_run_ends(engine: Engine, database
         "hop_started",
         "hop_started",
         "synthesizing",
+        "answer_delta",  # "Lisb" from the chunk '": "Lisb'
+        "answer_delta",  # "on"
         "answer",
     ]
-    # A UI shows the answer as it grows from the raw chunks.
+    # The answer's words arrive on the custom stream while the answer field grows.
+    assert [e.get("text") for e in custom(events)][-3:] == ["Lisb", "on", None]
+    first_delta = next(i for i, (k, p) in enumerate(events) if k == "custom" and "text" in p)
+    assert first_token < first_delta < answer_event
     growing = [partial_field(answer_text(events[: i + 1]), "answer") for i in range(len(events))]
     assert "Lisb" in growing and growing[-1] == "Lisbon"
+
+
+async def test_answer_words_stream_to_a_client_of_the_custom_stream_alone(
+    engine: Engine, database_url: str
+) -> None:
+    svc = services(engine, database_url, chain_rules(build_corpus(engine)))
+    graph = build_grasp_graph(svc, InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "stream-custom"}}
+    events = [
+        event
+        async for event in graph.astream(
+            {"question": QUESTION},
+            config,
+            context=GraspContext(corpus="films", **PAPER_VOTE),
+            stream_mode="custom",
+        )
+    ]
+    # Nobody asked for "messages", yet the synthesis call streams: the deltas listen to it.
+    assert [e["text"] for e in events if e["event"] == "answer_delta"] == ["Lisb", "on"]
+    assert events[-1]["event"] == "answer" and shown_answer(events) == "Lisbon"
 
 
 async def test_streamed_calls_still_count_their_tokens(engine: Engine, database_url: str) -> None:
@@ -176,10 +208,54 @@ async def test_a_cached_answer_still_arrives_as_chunks(engine: Engine, database_
 
     assert len(model.prompts) == calls  # every reply of the second run came from the cache
     assert answer_text(events) == SYNTHESIS_REPLY
+    assert shown_answer(custom(events)) == "Lisbon"
+    assert len([e for e in custom(events) if e["event"] == "answer_delta"]) > 1
     assert [k for k, _ in events].count("answer_token") > 1
     state = (await graph.aget_state({"configurable": {"thread_id": "stream-4b"}})).values
     synth = [r for r in state["tokens"]["records"] if r["node"] == "synthesize"]
     assert [r["cached"] for r in synth] == [True]
+
+
+async def feed(deltas: AnswerDeltas, chunks: list[str]) -> None:
+    """One model reply, chunk by chunk, as LangChain reports it to a listener."""
+    await deltas.on_chat_model_start({}, [[]], run_id=uuid4())
+    for chunk in chunks:
+        await deltas.on_llm_new_token(chunk, run_id=uuid4())
+
+
+async def test_answer_deltas_start_over_on_a_re_ask_and_end_on_the_final_answer() -> None:
+    written: list[dict[str, Any]] = []
+    deltas = AnswerDeltas(written.append)
+
+    await feed(deltas, ['{"answer": "Pa', "ris ", "is it"])  # malformed, so asked again
+    await feed(deltas, ['{"answer":', ' " Lisbon ', '", "justification": "x"}'])
+    deltas.finish("Lisbon")
+
+    assert written == [
+        {"event": "answer_delta", "text": "Pa"},
+        {"event": "answer_delta", "text": "ris"},  # the trailing space waits
+        {"event": "answer_delta", "text": " is it"},
+        {"event": "answer_restart"},
+        {"event": "answer_delta", "text": "Lisbon"},  # leading and trailing spaces trimmed
+    ]
+    assert shown_answer(written) == "Lisbon"
+
+
+async def test_answer_deltas_send_a_fallback_answer_whole() -> None:
+    written: list[dict[str, Any]] = []
+    deltas = AnswerDeltas(written.append)
+    await feed(deltas, ['{"answer": "Tomas', " Reyd's"])
+
+    deltas.finish("Lisbon")  # the synthesis failed: the last hop's answer stands
+    assert written[-2:] == [
+        {"event": "answer_restart"},
+        {"event": "answer_delta", "text": "Lisbon"},
+    ]
+    assert shown_answer(written) == "Lisbon"
+
+    nothing_streamed: list[dict[str, Any]] = []
+    AnswerDeltas(nothing_streamed.append).finish("Lisbon")
+    assert nothing_streamed == [{"event": "answer_delta", "text": "Lisbon"}]
 
 
 def test_partial_field_reads_a_growing_json_reply() -> None:
