@@ -146,6 +146,13 @@ class GraspContext:
             "sentence is found in the evidence)"
         },
     )
+    echo_check: bool = field(
+        default=False,
+        metadata={
+            "description": "ask the evaluator once more when its answer only repeats words of the "
+            'sub-question ("Which state borders Florida?" answered "Florida")'
+        },
+    )
     history_turns: int = field(
         default=3,
         metadata={

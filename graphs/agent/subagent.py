@@ -176,6 +176,7 @@ class SubAgentNodes:
                 max_chars=context.max_passage_chars,
                 tag=agent_tag("evaluate", state, iteration),
                 style=context.evaluator,
+                echo_check=context.echo_check,
             )
         except MalformedOutput as error:
             log.warning("sq%s: evaluation reply unusable (%s)", state["index"], error)

@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from nodes.agent.rewrite import known_answers
@@ -168,6 +169,42 @@ def judged_by_quote(
     )
 
 
+ECHO_RECHECK = """\
+"{answer}" is named in the sub-question itself, so it is not what the sub-question asks for. \
+Read the evidence again for the thing that is asked, and reply with the JSON object in the same \
+format."""
+
+#: Answers that may repeat the sub-question's words ("Is X older than Y?" → "no").
+_NOT_ECHOES = {UNKNOWN, "yes", "no"}
+
+
+def echoes(answer: str, sub_question: str) -> bool:
+    """Whether the answer's words all come from the sub-question, which it then cannot answer.
+
+    Not for a choice ("X or Y?", answered by one of its names) or a yes/no/unknown answer.
+    """
+    words = set(_words(answer))
+    asked = _words(sub_question)
+    if not words or answer.strip().lower() in _NOT_ECHOES or "or" in asked:
+        return False
+    return words <= set(asked)
+
+
+async def _judge(
+    llm: LlmClient,
+    messages: Sequence[BaseMessage],
+    tag: CallTag,
+    style: EvaluatorStyle,
+    evidence: Sequence[Evidence],
+    observations: Sequence[str],
+) -> tuple[EvaluationReply, list[LlmResult]]:
+    """One evaluator call in either reply style, as an EvaluationReply."""
+    if style == "quote":
+        quoted, results = await llm.complete_json(messages, QuotedReply, tag)
+        return judged_by_quote(quoted, evidence, observations), results
+    return await llm.complete_json(messages, EvaluationReply, tag)
+
+
 async def evaluate(
     llm: LlmClient,
     *,
@@ -180,11 +217,15 @@ async def evaluate(
     max_chars: int,
     tag: CallTag,
     style: EvaluatorStyle = "free",
+    echo_check: bool = False,
 ) -> tuple[EvaluationReply, list[LlmResult]]:
     """Judge the evidence; in the last round a QUERY_AGAIN reply is turned into DONE.
 
     `style="quote"` asks for the sentence the answer comes from and decides DONE from it, since
     small models say QUERY_AGAIN with the answer in view and DONE with an answer of their own.
+    `echo_check` asks once more when the answer only repeats the sub-question's own words (a
+    small model's usual slip: "Which state borders Florida?" → "Florida"); the second reply
+    stands, whatever it says.
     """
     user = USER.format(
         question=question,
@@ -194,15 +235,16 @@ async def evaluate(
         evidence=evidence_block(evidence, max_chars),
         last_round=(QUOTE_LAST_ROUND if style == "quote" else LAST_ROUND) if last_round else "",
     )
-    if style == "quote":
-        quoted, results = await llm.complete_json(
-            system_and_user(QUOTE_SYSTEM, user), QuotedReply, tag
-        )
-        reply = judged_by_quote(quoted, evidence, observations)
-    else:
-        reply, results = await llm.complete_json(
-            system_and_user(SYSTEM, user), EvaluationReply, tag
-        )
+    messages = system_and_user(QUOTE_SYSTEM if style == "quote" else SYSTEM, user)
+    reply, results = await _judge(llm, messages, tag, style, evidence, observations)
+    if echo_check and reply.action == "DONE" and echoes(reply.answer, sub_question):
+        recheck = [
+            *messages,
+            AIMessage(content=results[-1].text),
+            HumanMessage(content=ECHO_RECHECK.format(answer=reply.answer.strip())),
+        ]
+        reply, more = await _judge(llm, recheck, tag, style, evidence, observations)
+        results = [*results, *more]
     if reply.action == "DONE" or last_round:
         answer = reply.answer.strip() or UNKNOWN
         reply = reply.model_copy(update={"action": "DONE", "answer": answer})
