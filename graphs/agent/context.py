@@ -146,6 +146,13 @@ class GraspContext:
             "sentence is found in the evidence)"
         },
     )
+    synthesis_passages: int = field(
+        default=0,
+        metadata={
+            "description": "passages per hop the final answer also reads (the ones the hop's "
+            "answer came from); 0: it reads only the hop answers, as in the paper"
+        },
+    )
     echo_check: bool = field(
         default=False,
         metadata={

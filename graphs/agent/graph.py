@@ -36,6 +36,8 @@ from nodes.agent.plan_dag import ready, substitute
 from nodes.agent.synthesize import synthesize
 from nodes.llm.client import CallTag, LlmResult, MalformedOutput
 from store.corpora import corpus_id
+from store.passage_search import passages_by_id
+from store.retrieval import PassageText
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +62,14 @@ def sub_agent_input(
             for k in sub_question["depends_on"]
         ],
     )
+
+
+async def hop_passage_texts(
+    services: Services, hop_passages: Mapping[int, list[int]]
+) -> list[PassageText]:
+    """The passages the hop answers were read from, in hop order, each once."""
+    ids = list(dict.fromkeys(pid for k in sorted(hop_passages) for pid in hop_passages[k]))
+    return await asyncio.to_thread(passages_by_id, services.engine, ids) if ids else []
 
 
 def dispatch(state: GraspState) -> list[Send] | Literal["synthesize"]:
@@ -122,6 +132,7 @@ class ParentNodes:
             "plan": plan,
             "sub_questions": sub_questions,
             "answers": Overwrite({}),
+            "hop_passages": Overwrite({}),
             "tokens": Overwrite(tally("plan", results)),
             "final_answer": "",
             "justification": "",
@@ -148,8 +159,9 @@ class ParentNodes:
         The raw reply streams (stream_mode="messages", metadata langgraph_node == "synthesize"),
         and the answer's words alone as "answer_delta" custom events.
         """
-        _, services = await self.wiring.resolve(runtime)
+        context, services = await self.wiring.resolve(runtime)
         answers = state.get("answers", {})
+        passages = await hop_passage_texts(services, state.get("hop_passages", {}))
         chain = [
             (substitute(sq["text"], answers), answers.get(sq["index"], UNKNOWN))
             for sq in state.get("sub_questions", [])
@@ -165,6 +177,8 @@ class ParentNodes:
                     plan=state.get("plan", ""),
                     chain=chain,
                     tag=tag,
+                    passages=passages,
+                    max_chars=context.max_passage_chars,
                 )
             answer, why = reply.answer, reply.justification
         except MalformedOutput as exc:

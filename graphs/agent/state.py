@@ -136,6 +136,14 @@ def merge_answers(left: dict[int, str], right: dict[int, str]) -> dict[int, str]
     return dict(sorted(merged.items()))
 
 
+def merge_hop_passages(
+    left: dict[int, list[int]], right: dict[int, list[int]]
+) -> dict[int, list[int]]:
+    """Union of the passage ids each answered sub-question was read from (keys as in merge_answers)."""
+    merged = {int(k): list(v) for side in (left, right) for k, v in side.items()}
+    return dict(sorted(merged.items()))
+
+
 def union_ids(left: list[int], right: list[int]) -> list[int]:
     """Set union of visited ids, kept sorted so the value never depends on write order."""
     return sorted({*left, *right})
@@ -232,6 +240,7 @@ class GraspState(TypedDict, total=False):
     plan: str
     sub_questions: list[SubQuestion]
     answers: Annotated[dict[int, str], merge_answers]
+    hop_passages: Annotated[dict[int, list[int]], merge_hop_passages]
     final_answer: str
     justification: str
     tokens: Annotated[TokenTally, add_tokens]
@@ -251,9 +260,13 @@ class SubAgentInput(TypedDict):
 
 
 class SubAgentOutput(TypedDict):
-    """All that leaves a sub-agent: its answer and its token tally."""
+    """All that leaves a sub-agent: its answer, its token tally, and the passage ids it was read from.
+
+    The ids come only with `synthesis_passages`, and never the passages' texts.
+    """
 
     answers: Annotated[dict[int, str], merge_answers]
+    hop_passages: Annotated[dict[int, list[int]], merge_hop_passages]
     tokens: Annotated[TokenTally, add_tokens]
 
 
@@ -278,4 +291,5 @@ class SubAgentState(TypedDict, total=False):
     decision: Decision
     answer: str
     answers: Annotated[dict[int, str], merge_answers]
+    hop_passages: Annotated[dict[int, list[int]], merge_hop_passages]
     tokens: Annotated[TokenTally, add_tokens]

@@ -193,6 +193,9 @@ class SubAgentNodes:
         if reply.action == "DONE":
             update["answer"] = reply.answer
             update["answers"] = {state["index"]: reply.answer}
+            if context.synthesis_passages > 0 and context.evidence == "passages":
+                shown = state.get("evidence", [])[: context.synthesis_passages]
+                update["hop_passages"] = {state["index"]: [item["id"] for item in shown]}
             emit("hop_done", index=state["index"], answer=reply.answer)
         else:
             update["iteration"] = iteration + 1

@@ -6,8 +6,10 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from nodes.agent.evaluate import truncate
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
 from nodes.llm.reply import replay
+from store.retrieval import PassageText
 
 SYSTEM = """\
 You give the final answer to a question that was split into sub-questions. You get the \
@@ -26,6 +28,24 @@ Question: {question}
 Plan: {plan}
 Findings:
 {findings}"""
+
+READING_SYSTEM = """\
+You give the final answer to a question that was split into sub-questions. You get the \
+question, each sub-question with the answer a search found for it, and the passages those \
+answers were read from. The findings show the path from the question to its answer; the \
+passages are the proof. Where a finding and its passage disagree, trust the passage. Answer \
+from these alone; if they do not give the answer, say "unknown".
+
+The answer is compared word for word with a reference, so make it as short as possible: just \
+the name, date, number, place, or yes/no, with no sentence around it. For a comparison, give \
+the winning item itself.
+
+Reply with a JSON object only: {"answer": "...", "justification": "one sentence on why"}
+"""
+
+PASSAGES = """
+Passages:
+{passages}"""
 
 
 class SynthesisReply(BaseModel):
@@ -51,6 +71,13 @@ def findings_block(chain: Sequence[tuple[str, str]]) -> str:
     )
 
 
+def passages_block(passages: Sequence[PassageText], max_chars: int) -> str:
+    """Numbered passages, each cut to `max_chars` (0: whole)."""
+    return "\n".join(
+        f"[{n}] {p.title}: {truncate(p.text, max_chars)}" for n, p in enumerate(passages, start=1)
+    )
+
+
 async def synthesize(
     llm: LlmClient,
     *,
@@ -58,14 +85,21 @@ async def synthesize(
     plan: str,
     chain: Sequence[tuple[str, str]],
     tag: CallTag,
+    passages: Sequence[PassageText] = (),
+    max_chars: int = 0,
 ) -> tuple[SynthesisReply, list[LlmResult]]:
     """Ask for the final answer and a one-line justification.
 
+    With `passages` (the ones the hop answers were read from) the answer is read from them,
+    the hop answers guiding: a small model's hop answer is often a wrong span of a right passage.
     The reply streams to a client listening to the run's messages as the model writes it; a
     reply from the cache is streamed to it too, so a client sees the same either way.
     """
     user = USER.format(question=question, plan=plan or "(none)", findings=findings_block(chain))
-    reply, results = await llm.complete_json(system_and_user(SYSTEM, user), SynthesisReply, tag)
+    if passages:
+        user += PASSAGES.format(passages=passages_block(passages, max_chars))
+    system = READING_SYSTEM if passages else SYSTEM
+    reply, results = await llm.complete_json(system_and_user(system, user), SynthesisReply, tag)
     if results and results[-1].cached:
         await replay(results[-1].text)
     return reply, results
