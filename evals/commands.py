@@ -288,7 +288,7 @@ def handle_eval_report(args: argparse.Namespace) -> int:
     if not args.directory.is_dir():
         raise FileNotFoundError(f"no results folder {args.directory}")
     report = write_report(args.directory, args.p_model, plots=not args.no_plots)
-    console.print(report.files[0].read_text(encoding="utf-8"), markup=False)
+    console.print(report.files[0].read_text(encoding="utf-8"), markup=False, soft_wrap=True)
     for path in report.files[1:]:
         console.print(f"plot: {path}")
     return 0
