@@ -294,3 +294,30 @@ async def test_the_local_model_streams_with_usage_and_frees_its_lock() -> None:
     await anext(stream)
     await stream.aclose()
     assert (await model.ainvoke(prompt)).usage_metadata is not None
+
+
+@pytest.mark.e2e
+async def test_the_local_model_streams_the_answer_words_as_deltas() -> None:
+    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not built in this environment")
+    try:
+        path = resolve_gguf("local:smollm2", Settings().model_dir)
+    except ModelPartsMissingError as exc:
+        pytest.skip(str(exc))
+    model = LocalLlamaChatModel(model_path=str(path), n_ctx=2048, max_tokens=40, json_mode=True)
+    prompt = [
+        HumanMessage(
+            'Reply with a JSON object {"answer": "...", "justification": "..."}: the answer is '
+            "the capital of France written as 'Paris, France', the justification at most five words."
+        )
+    ]
+    written: list[dict[str, Any]] = []
+    deltas = AnswerDeltas(written.append)
+
+    with deltas.listening():  # a plain ainvoke: the listener alone makes the model stream
+        reply = await model.ainvoke(prompt)
+    answer = partial_field(str(reply.content), "answer").strip()  # the reply may be cut short
+    deltas.finish(answer)
+
+    assert answer and shown_answer(written) == answer
+    streamed = [e for e in written if e["event"] == "answer_delta"]
+    assert len(streamed) > 1, written  # token by token, not one piece at the end
