@@ -38,6 +38,7 @@ from store.models import (
     PassageSource,
     Proposition,
 )
+from store.postings import add_passage_postings, remove_corpus_postings
 
 
 class CorpusNotFound(StoreError):
@@ -159,8 +160,9 @@ def add_passages(
 ) -> list[PassageRow]:
     """Insert passages not yet in the corpus and return every given passage's row, in order.
 
-    Duplicates (same title and text) inside the input or already stored map to one row. With a
-    `source`, every given passage is recorded as held by it (see store.deletion.prune_source).
+    New passages' BM25 postings are written in the same transaction. Duplicates (same title and
+    text) inside the input or already stored map to one row. With a `source`, every given passage
+    is recorded as held by it (see store.deletion.prune_source).
     A passage PostgreSQL cannot hold as given (see `unstorable_reason`) is stored with the
     offending characters replaced, under the hash of what was given.
     """
@@ -188,15 +190,18 @@ def add_passages(
         values = list(fresh.values())
         lexemes: list[int] = []
         inserted: set[str] = set()
+        inserted_ids: list[int] = []
         for start in range(0, len(values), INSERT_CHUNK):
-            for digest, n_lexemes in session.execute(
+            for digest, passage, n_lexemes in session.execute(
                 insert(Passage)
                 .values(values[start : start + INSERT_CHUNK])
                 .on_conflict_do_nothing(constraint="uq_passages_corpus_hash")
-                .returning(Passage.content_hash, Passage.n_lexemes)
+                .returning(Passage.content_hash, Passage.id, Passage.n_lexemes)
             ):
                 inserted.add(digest)
+                inserted_ids.append(passage)
                 lexemes.append(n_lexemes)
+        add_passage_postings(session, corpus, inserted_ids)
         if lexemes:
             session.execute(
                 update(Corpus)
@@ -436,9 +441,12 @@ def corpus_sources(engine: Engine, corpus: int) -> list[str]:
 def delete_corpus(engine: Engine, name: str) -> bool:
     """Remove a corpus and everything in it; return whether it existed."""
     with transaction(engine) as session:
-        # The connection's result, unlike the session's, is typed as a cursor with a rowcount.
-        deleted = session.connection().execute(delete(Corpus).where(Corpus.name == name)).rowcount
-    return bool(deleted)
+        deleted = session.execute(
+            delete(Corpus).where(Corpus.name == name).returning(Corpus.id)
+        ).scalar()
+        if deleted is not None:
+            remove_corpus_postings(session, deleted)  # the only rows no foreign key cascades to
+    return deleted is not None
 
 
 def database_size_bytes(engine: Engine) -> int:

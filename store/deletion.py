@@ -6,8 +6,10 @@ passage row cascades, through the schema's foreign keys, to its units, their ent
 co-occurrence rows, its containment rows, failures, source links and vector; what the cascade
 cannot know is done here: entities no unit mentions any more are removed (with their synonymy
 edges), the corpus's BM25 counters (N and total length of passages and of units) lose exactly what
-was removed, and graph_version is bumped so cached entity graphs are rebuilt. Document frequencies
-are counted from the rows at query time (store/retrieval.py), so they need no upkeep.
+was removed, the BM25 postings of the passages and of their units are removed (no foreign key
+reaches them, see store/models.py), and graph_version is bumped so cached entity graphs are rebuilt.
+Document frequencies are counted from the postings at query time (store/retrieval.py), so they
+need no upkeep of their own.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from store.engine import transaction
 from store.graph_writes import ENTITY_LOCK, ENTITY_LOCK_KEY
+from store.postings import remove_postings
 
 PASSAGES_TITLED = text("SELECT id FROM passages WHERE corpus_id = :corpus AND title = :title")
 PASSAGE_WITH_ID = text("SELECT id FROM passages WHERE corpus_id = :corpus AND id = :id")
@@ -106,6 +109,7 @@ def _delete_passages(session: Session, corpus: int, ids: Sequence[int]) -> Delet
     removed_passages = session.execute(REMOVED_PASSAGES, given).all()
     units, unit_lexemes = session.execute(UNIT_TOTALS, given).one()
     entities = _ids(session.execute(LINKED_ENTITIES, given).scalars())
+    remove_postings(session, corpus, ids)  # found from the rows' own lexemes, so before they go
     session.execute(DELETE_PASSAGES, given)
     removed = session.execute(
         DELETE_UNREFERENCED_ENTITIES, {"corpus": corpus, "entities": entities}

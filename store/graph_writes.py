@@ -27,6 +27,7 @@ from store.models import (
     Passage,
     Proposition,
 )
+from store.postings import add_unit_postings
 
 FloatVector = npt.NDArray[np.float32]
 
@@ -101,7 +102,8 @@ def write_extracted(
     Passages another run finished, or that were deleted while this batch extracted them, are left
     alone. Entity resolution holds a per-corpus advisory lock so concurrent batches never create the same
     entity twice; extraction itself (the slow part) runs outside it. The batch's co-occurrence and
-    containment rows are written in the same transaction, which bumps the corpus's graph_version.
+    containment rows and the units' BM25 postings are written in the same transaction, which bumps
+    the corpus's graph_version.
     """
     counts = WriteCounts()
     with transaction(engine) as session:
@@ -123,6 +125,7 @@ def write_extracted(
         layer = {"corpus": corpus, "passages": passages}
         session.execute(INSERT_COOCCURRENCES, layer)
         session.execute(INSERT_CONTAINMENT, layer)
+        add_unit_postings(session, corpus, passages)
         session.execute(update(Passage).where(Passage.id.in_(passages)).values(status="done"))
         session.execute(
             update(Corpus)

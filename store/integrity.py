@@ -89,6 +89,30 @@ CHECKS: dict[str, TextClause] = {
               FROM propositions WHERE corpus_id = :corpus) AS u
         WHERE c.id = :corpus
     """),
+    # BM25 scores from the postings: each (row, lexeme) must be posted once, with the lexeme's
+    # position count and the row's length, for both document kinds; nothing else may be posted.
+    "BM25 postings that differ from a recount of the stored tsv": text("""
+        WITH unit_actual AS (
+            SELECT u.id, t.lexeme, cardinality(t.positions) AS tf, u.n_lexemes
+            FROM propositions u, unnest(u.tsv) AS t WHERE u.corpus_id = :corpus
+        ),
+        unit_stored AS (
+            SELECT proposition_id AS id, lexeme, tf, n_lexemes
+            FROM proposition_postings WHERE corpus_id = :corpus
+        ),
+        passage_actual AS (
+            SELECT p.id, t.lexeme, cardinality(t.positions) AS tf, p.n_lexemes
+            FROM passages p, unnest(p.tsv) AS t WHERE p.corpus_id = :corpus
+        ),
+        passage_stored AS (
+            SELECT passage_id AS id, lexeme, tf, n_lexemes
+            FROM passage_postings WHERE corpus_id = :corpus
+        )
+        SELECT (SELECT count(*) FROM unit_actual a FULL JOIN unit_stored s USING (id, lexeme)
+                WHERE (a.tf, a.n_lexemes) IS DISTINCT FROM (s.tf, s.n_lexemes))
+             + (SELECT count(*) FROM passage_actual a FULL JOIN passage_stored s USING (id, lexeme)
+                WHERE (a.tf, a.n_lexemes) IS DISTINCT FROM (s.tf, s.n_lexemes))
+    """),
 }
 
 

@@ -36,8 +36,10 @@ from store.models import (
     EntitySynonym,
     ExtractionFailure,
     Passage,
+    PassagePosting,
     PassageSource,
     Proposition,
+    PropositionPosting,
 )
 from tests.graph.test_index_graph import services
 
@@ -73,7 +75,8 @@ def _vector(value: Any) -> tuple[float, ...]:
 
 
 def snapshot(engine: Engine, corpus: str) -> dict[str, Any]:
-    """The corpus by content (ids differ between indexes): rows, edges, vectors and counters.
+    """The corpus by content (ids differ between indexes): rows, edges, vectors, BM25 postings and
+    counters.
 
     Edge pairs are stored (smaller id, larger id), so their ends are sorted by content here.
     """
@@ -139,6 +142,19 @@ def snapshot(engine: Engine, corpus: str) -> dict[str, Any]:
                     select(EntitySynonym).where(EntitySynonym.corpus_id == cid)
                 ).scalars()
             ),
+            # BM25's postings by content: a fresh index must post exactly the same lexemes.
+            "unit_postings": sorted(
+                (units[r.proposition_id], r.lexeme, r.tf, r.n_lexemes)
+                for r in session.execute(
+                    select(PropositionPosting).where(PropositionPosting.corpus_id == cid)
+                ).scalars()
+            ),
+            "passage_postings": sorted(
+                (passages[r.passage_id], r.lexeme, r.tf, r.n_lexemes)
+                for r in session.execute(
+                    select(PassagePosting).where(PassagePosting.corpus_id == cid)
+                ).scalars()
+            ),
             "bm25_counters": (
                 corpus_row.n_passages,
                 corpus_row.n_passage_lexemes,
@@ -159,6 +175,12 @@ def sources(engine: Engine, corpus: str) -> set[tuple[str, str, str]]:
             .where(PassageSource.corpus_id == cid)
         ).all()
     return {(r[0], r[1], r[2]) for r in rows}
+
+
+def posted_lexemes(engine: Engine, corpus: str) -> set[str]:
+    """Every lexeme the corpus's units and passages are posted under."""
+    found = snapshot(engine, corpus)
+    return {row[1] for row in found["unit_postings"] + found["passage_postings"]}
 
 
 def assert_consistent(engine: Engine, corpus: str) -> None:
@@ -190,6 +212,7 @@ async def test_delete_by_title_equals_a_fresh_index_of_the_rest(
     before = corpus_graph(engine, cid)
     paris_doha = (("doha", "thing"), ("paris", "thing"), 1.0)
     assert snapshot(engine, "c")["synonyms"] == [paris_doha]
+    assert posted_lexemes(engine, "c") >= {"cold", "host"}  # Beta: "cold"; Alpha: "hosts"
 
     report = delete_titled(engine, cid, "Beta")
     # Beta's two units go; Rome (still in Alpha) and Oslo (still in Gamma) stay: no entity left.
@@ -197,6 +220,8 @@ async def test_delete_by_title_equals_a_fresh_index_of_the_rest(
     assert report.titles == ("Beta",)
     assert snapshot(engine, "c") == await fresh(engine, database_url, "f", [ALPHA, GAMMA])
     assert snapshot(engine, "c")["synonyms"] == [paris_doha]
+    assert "cold" not in posted_lexemes(engine, "c")  # only Beta said it
+    assert "host" in posted_lexemes(engine, "c")
     assert_consistent(engine, "c")
 
     report = delete_titled(engine, cid, "Gamma")

@@ -1,5 +1,6 @@
-"""Migration 0002: a corpus indexed at 0001 gets its co-occurrence and containment rows on upgrade;
-downgrade to base and back works; the models match the migrated schema (alembic check)."""
+"""Migration 0002: a corpus indexed at 0001 gets its co-occurrence and containment rows on upgrade
+(and, from 0006, its BM25 postings); downgrade to base and back works; the models match the
+migrated schema (alembic check)."""
 
 from __future__ import annotations
 
@@ -62,6 +63,24 @@ def test_upgrade_backfills_the_layer_and_downgrade_removes_it(fresh_database: st
         fresh_database,
         "SELECT DISTINCT name_embedding IS NULL, synonyms_linked FROM entities",
     ) == [(True, False)]
+    # 0006 posts the old rows' lexemes for BM25, from their stored tsv ('u1'; 'p1 one').
+    unit_postings = [(1, "u1", 1), (1, "u2", 2), (1, "u3", 3), (1, "u4", 4), (2, "u5", 5)]
+    assert (
+        rows(
+            fresh_database,
+            "SELECT corpus_id, lexeme, proposition_id FROM proposition_postings "
+            "WHERE tf = 1 AND n_lexemes = 1 ORDER BY 3",
+        )
+        == unit_postings
+    )
+    assert rows(fresh_database, "SELECT count(*) FROM proposition_postings") == [(5,)]
+    passage_postings = [(1, "one", 1), (1, "p1", 1), (1, "p2", 2), (1, "two", 2)]
+    assert rows(
+        fresh_database,
+        "SELECT corpus_id, lexeme, passage_id FROM passage_postings "
+        "WHERE tf = 1 AND n_lexemes = 2 ORDER BY 3, 2",
+    ) == [*passage_postings, (2, "p3", 3), (2, "three", 3)]
+    assert rows(fresh_database, "SELECT count(*) FROM passage_postings") == [(6,)]
     command.check(alembic_config(fresh_database))  # the models describe the migrated schema
 
     command.downgrade(alembic_config(fresh_database), "0001")
