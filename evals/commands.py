@@ -61,7 +61,7 @@ def register(sub: Any) -> None:
     retrieval.add_argument("--mode", choices=MODES, default="single")
     retrieval.add_argument("--limit", type=int, default=0)
     retrieval.add_argument(
-        "--k-entities", type=int, help="entities traversed (default: the run setting's)"
+        "--k-entities", type=int, help="entities traversed (grasp: k_entities_unselected)"
     )
     retrieval.add_argument(
         "--set", action="append", default=[], metavar="KEY=VALUE", help="GraspContext field"
@@ -242,9 +242,12 @@ def run_retrieval(args: argparse.Namespace, services: Services) -> tuple[Path, d
     kind = PEER_PARAMS.get(args.method, GraspContext)
     sets = typed_settings(kind, args.set)
     if args.k_entities is not None:
-        sets["k_entities"] = args.k_entities
+        sets["k_entities_unselected" if kind is GraspContext else "k_entities"] = args.k_entities
+    # GRASP's retrieval here has no LLM, so no entity selection: it traverses the unselected count.
     settings = (
-        kind(**sets) if args.method in PEER_PARAMS else GraspContext(**sets).retrieval_params()
+        kind(**sets)
+        if args.method in PEER_PARAMS
+        else GraspContext(**{"entity_selection": "off", **sets}).retrieval_params()
     )
     label = args.method + "".join(f"[{key}={value}]" for key, value in sorted(sets.items()))
     retriever = make_retriever(

@@ -57,7 +57,8 @@ def make_retriever(
     """A retriever over one corpus; `params` is RetrievalParams for grasp, else PEER_PARAMS'.
 
     grasp is GRASP's retrieval with entity selection off: hybrid search with the query text as
-    keywords, then RankVote over the propositions of the top `k_entities` entities. ppr, proprag
+    keywords, then RankVote over the propositions of the top `k_entities` entities (the run
+    setting's k_entities_unselected, as nothing selects). ppr, proprag
     and sa-rag are the LLM-free peers over the entity graph layer (`embed` is PropRAG's path
     re-ranker: the corpus's embedder).
     """

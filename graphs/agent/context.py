@@ -59,6 +59,13 @@ class GraspContext:
         default=RetrievalParams.k_entities,
         metadata={"description": "unvisited entities offered to entity selection"},
     )
+    k_entities_unselected: int = field(
+        default=RetrievalParams.k_entities_unselected,
+        metadata={
+            "description": "entities traversed when no LLM selects (entity_selection=off, and "
+            "LLM-free retrieval in grasp eval-retrieval): no prompt to pay for, so more"
+        },
+    )
     k_passages: int = field(
         default=RetrievalParams.k_passages,
         metadata={"description": "passages RankVote returns as new evidence"},
@@ -178,6 +185,7 @@ class GraspContext:
             "max_iterations",
             "k_props",
             "k_entities",
+            "k_entities_unselected",
             "k_passages",
             "adaptive_k_window",
         )
@@ -205,7 +213,10 @@ class GraspContext:
             k_props=self.k_props,
             lexical_weight=self.lexical_weight,
             entity_damping=self.entity_damping,
-            k_entities=self.k_entities,
+            k_entities=self.k_entities
+            if self.entity_selection == "llm"
+            else self.k_entities_unselected,
+            k_entities_unselected=self.k_entities_unselected,
             k_passages=self.k_passages,
             vote_weight=self.vote_weight,
             vote_offset=self.vote_offset,
