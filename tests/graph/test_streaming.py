@@ -270,14 +270,21 @@ def test_partial_field_reads_a_growing_json_reply() -> None:
     assert partial_field('{"answer":"caf\\u00e9"}', "answer") == "café"
 
 
-@pytest.mark.e2e
-async def test_the_local_model_streams_with_usage_and_frees_its_lock() -> None:
+def local_model(max_tokens: int) -> LocalLlamaChatModel:
+    """The shipped local model in JSON mode; the test is skipped where it is not built."""
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not built in this environment")
     try:
         path = resolve_gguf("local:smollm2", Settings().model_dir)
     except ModelPartsMissingError as exc:
         pytest.skip(str(exc))
-    model = LocalLlamaChatModel(model_path=str(path), n_ctx=2048, max_tokens=24, json_mode=True)
+    return LocalLlamaChatModel(
+        model_path=str(path), n_ctx=2048, max_tokens=max_tokens, json_mode=True
+    )
+
+
+@pytest.mark.e2e
+async def test_the_local_model_streams_with_usage_and_frees_its_lock() -> None:
+    model = local_model(max_tokens=24)
     prompt = [HumanMessage('Give a JSON object with key "city" for the capital of France.')]
 
     chunks = [chunk async for chunk in model.astream(prompt)]
@@ -298,12 +305,7 @@ async def test_the_local_model_streams_with_usage_and_frees_its_lock() -> None:
 
 @pytest.mark.e2e
 async def test_the_local_model_streams_the_answer_words_as_deltas() -> None:
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not built in this environment")
-    try:
-        path = resolve_gguf("local:smollm2", Settings().model_dir)
-    except ModelPartsMissingError as exc:
-        pytest.skip(str(exc))
-    model = LocalLlamaChatModel(model_path=str(path), n_ctx=2048, max_tokens=40, json_mode=True)
+    model = local_model(max_tokens=40)
     prompt = [
         HumanMessage(
             'Reply with a JSON object {"answer": "...", "justification": "..."}: the answer is '
