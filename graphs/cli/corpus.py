@@ -22,9 +22,9 @@ from store.corpora import (
     corpus_sources,
     delete_corpus,
     list_corpora,
-    list_failures,
 )
 from store.deletion import DeletionReport, delete_passage_id, delete_titled, prune_source
+from store.failures import list_failures
 from store.integrity import integrity_problems
 
 #: Sources named in the hint when `--source` matched nothing.

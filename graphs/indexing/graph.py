@@ -32,14 +32,13 @@ from store.corpora import (
     corpus_id,
     corpus_stats,
     ensure_corpus,
-    record_failure,
-    reset_failures,
     storable,
     unstorable_reason,
 )
 from store.deletion import prune_source
 from store.entities import DEFAULT_TYPE_THRESHOLD
 from store.entity_graph_links import SYNONYM_THRESHOLD
+from store.failures import record_failure, reset_failures
 from store.graph_writes import passages_without_embedding, set_passage_embeddings
 from store.ledger import corpus_token_totals
 

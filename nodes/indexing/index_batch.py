@@ -12,7 +12,7 @@ import numpy as np
 from nodes.deps import NodeServices
 from nodes.embedding import Embedder, Vectors
 from nodes.indexing.extraction_types import BatchOutcome, Extraction, Extractor, PassageInput
-from store.corpora import record_failure
+from store.failures import record_failure
 from store.graph_writes import ExtractedEntity, ExtractedPassage, WriteCounts, write_extracted
 
 log = logging.getLogger(__name__)

@@ -20,8 +20,9 @@ from graphs.indexing.graph import IndexContext, IndexState, build_index_graph
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
 from nodes.indexing.extraction_types import BatchOutcome, PassageInput
 from nodes.indexing.index_batch import index_batch, one_line_error
-from store.corpora import CorpusNotFound, corpus_id, ensure_corpus, list_failures
+from store.corpora import CorpusNotFound, corpus_id, ensure_corpus
 from store.engine import transaction
+from store.failures import list_failures
 from store.models import ExtractionFailure, Passage
 from tests.fixtures.indexing import DEISSEROTH, EAGLEMAN, SUDHOF, single
 from tests.graph.test_index_graph import SAMPLE, services

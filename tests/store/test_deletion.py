@@ -16,10 +16,11 @@ from sqlalchemy.orm import aliased
 from graphs.indexing.graph import IndexContext, IndexState, build_index_graph
 from graphs.models.scripted_model import ScriptedChatModel
 from nodes.retrieval.corpus_graph import corpus_graph
-from store.corpora import add_passages, corpus_id, record_failure
+from store.corpora import add_passages, corpus_id
 from store.deletion import delete_passage_id, delete_passages, delete_titled, prune_source
 from store.engine import transaction
 from store.entity_graph import graph_version
+from store.failures import record_failure
 from store.graph_writes import (
     ExtractedEntity,
     ExtractedPassage,
