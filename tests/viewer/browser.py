@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -118,7 +119,12 @@ def browser() -> Iterator[ClientConnection]:
         "--window-size=1280,900",
         "about:blank",
     ]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Chromium puts its singleton socket in a fresh TMPDIR folder it never removes: keep that
+    # folder inside the profile, which is removed below.
+    env = {**os.environ, "TMPDIR": str(profile)}
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+    )
     try:
         with connect(debugging_url(profile, process), max_size=64 * 2**20) as socket:
             yield socket
