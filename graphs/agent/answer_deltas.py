@@ -12,10 +12,10 @@ extension of what already streamed (a synthesis that failed and fell back to the
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import AsyncCallbackHandler
@@ -25,7 +25,6 @@ from langchain_core.tracers.context import register_configure_hook
 
 from nodes.llm.reply import partial_field
 
-Chunk = TypeVar("Chunk")
 Write = Callable[[dict[str, Any]], None]
 
 #: The listener of the synthesis call in progress; LangChain adds it to every model call made
@@ -37,8 +36,10 @@ register_configure_hook(_listener, inheritable=True)
 class AnswerDeltas(AsyncCallbackHandler):
     """Writes "answer_delta" events for the answer field of a streaming JSON reply.
 
-    Having `tap_output_*` makes LangChain treat it as a streaming listener, so the model streams
-    its reply even when the client asked only for the "custom" stream.
+    It listens and never makes a model stream by itself: a reply streams when the client also
+    asks for "messages" (LangGraph then streams every call) or the model always streams; else
+    the whole answer comes as one delta from `finish`. Forcing a stream would cost the token
+    count of providers that report no usage while streaming (llama.cpp's OpenAI server).
     """
 
     def __init__(self, write: Write, field: str = "answer") -> None:
@@ -96,14 +97,6 @@ class AnswerDeltas(AsyncCallbackHandler):
             yield
         finally:
             _listener.reset(token)
-
-    def tap_output_aiter(self, run_id: UUID, output: AsyncIterator[Chunk]) -> AsyncIterator[Chunk]:
-        """Pass the chunks through untouched (tokens come by `on_llm_new_token`)."""
-        return output
-
-    def tap_output_iter(self, run_id: UUID, output: Iterator[Chunk]) -> Iterator[Chunk]:
-        """Pass the chunks through untouched."""
-        return output
 
 
 def blocks_text(blocks: list[str | dict[str, Any]]) -> str:

@@ -172,12 +172,14 @@ class Conversation:
             question_input,
             self.config(question),
             context=make_context(self.corpus, **self.settings),
-            stream_mode="custom",
+            # "messages" only so that the model streams: the answer's words come as deltas.
+            stream_mode=["custom", "messages"],
             subgraphs=True,  # hop events come from inside the sub-agents
             durability="sync",  # every step saved before the next, so a kill can resume
         ):
-            _namespace, payload = cast(tuple[tuple[str, ...], dict[str, Any]], item)
-            printer.progress(payload)
+            _namespace, mode, payload = cast(tuple[tuple[str, ...], str, Any], item)
+            if mode == "custom":
+                printer.progress(payload)
         values = (await self.graph.aget_state(self.config(question))).values
         say(
             f"tokens: this turn {tokens_text(values.get('tokens'))}; "

@@ -163,7 +163,7 @@ async def test_answer_tokens_stream_before_the_run_ends(engine: Engine, database
     assert "Lisb" in growing and growing[-1] == "Lisbon"
 
 
-async def test_answer_words_stream_to_a_client_of_the_custom_stream_alone(
+async def test_a_client_of_the_custom_stream_alone_gets_the_answer_in_one_delta(
     engine: Engine, database_url: str
 ) -> None:
     svc = services(engine, database_url, chain_rules(build_corpus(engine)))
@@ -178,8 +178,8 @@ async def test_answer_words_stream_to_a_client_of_the_custom_stream_alone(
             stream_mode="custom",
         )
     ]
-    # Nobody asked for "messages", yet the synthesis call streams: the deltas listen to it.
-    assert [e["text"] for e in events if e["event"] == "answer_delta"] == ["Lisb", "on"]
+    # Nobody asked for "messages", so the model did not stream: the answer comes whole, once.
+    assert [e["text"] for e in events if e["event"] == "answer_delta"] == ["Lisbon"]
     assert events[-1]["event"] == "answer" and shown_answer(events) == "Lisbon"
 
 
@@ -315,9 +315,9 @@ async def test_the_local_model_streams_the_answer_words_as_deltas() -> None:
     written: list[dict[str, Any]] = []
     deltas = AnswerDeltas(written.append)
 
-    with deltas.listening():  # a plain ainvoke: the listener alone makes the model stream
-        reply = await model.ainvoke(prompt)
-    answer = partial_field(str(reply.content), "answer").strip()  # the reply may be cut short
+    with deltas.listening():
+        reply = "".join([str(chunk.content) async for chunk in model.astream(prompt)])
+    answer = partial_field(reply, "answer").strip()  # the reply may be cut short
     deltas.finish(answer)
 
     assert answer and shown_answer(written) == answer
