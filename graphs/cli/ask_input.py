@@ -24,20 +24,26 @@ from store.corpora import CorpusNotFound, corpus_embedder, corpus_id
 GRASP_FLAGS = ("max_iterations", "planner", "entity_selection")
 
 
-def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
-    """Context overrides from --set KEY=VALUE and the named flags (the flags win)."""
-    method = getattr(args, "method", DEFAULT_METHOD)
-    context = GraspContext if method == DEFAULT_METHOD else METHODS[method].context
+def set_items(items: list[str], context: type[Any]) -> dict[str, Any]:
+    """`--set KEY=VALUE` items as settings of `context`, typed like their defaults."""
     defaults = {f.name: f.default for f in fields(context)}
-    overrides: dict[str, Any] = {}
-    for item in args.set:
+    settings: dict[str, Any] = {}
+    for item in items:
         key, sep, raw = item.partition("=")
         key = key.strip().replace("-", "_")
         if not sep:
             raise Refused(f"--set takes KEY=VALUE, not {item!r}")
         if key == "corpus":
             raise Refused("--set corpus=… is not a setting: name the corpus with --corpus")
-        overrides[key] = typed_value(key, raw, defaults.get(key))
+        settings[key] = typed_value(key, raw, defaults.get(key))
+    return settings
+
+
+def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
+    """Context overrides from --set KEY=VALUE and the named flags (the flags win)."""
+    method = getattr(args, "method", DEFAULT_METHOD)
+    context = GraspContext if method == DEFAULT_METHOD else METHODS[method].context
+    overrides = set_items(args.set, context)
     for key in GRASP_FLAGS:
         if getattr(args, key) is not None:
             if method != DEFAULT_METHOD:

@@ -13,7 +13,7 @@ import asyncio
 import shlex
 import sys
 import uuid
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, TextIO, cast
 
 from langchain_core.runnables import RunnableConfig
@@ -23,7 +23,7 @@ from graphs.agent.context import GraspContext
 from graphs.agent.graph import GraspGraph, build_grasp_graph
 from graphs.agent.state import GraspInput
 from graphs.api import make_context
-from graphs.cli.ask_input import check_corpus, run_config, typed_value
+from graphs.cli.ask_input import check_corpus, run_config, set_items
 from graphs.cli.ask_report import short, tokens_text
 from graphs.peers.registry import DEFAULT_METHOD
 from graphs.runtime.checkpoints import open_checkpointer
@@ -52,16 +52,7 @@ def register(sub: Any) -> None:
 
 def chat_settings(items: list[str]) -> dict[str, Any]:
     """Context overrides from --set KEY=VALUE, typed like their defaults; bad ones refused."""
-    defaults = {f.name: f.default for f in fields(GraspContext)}
-    settings: dict[str, Any] = {}
-    for item in items:
-        key, sep, raw = item.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep:
-            raise Refused(f"--set takes KEY=VALUE, not {item!r}")
-        if key == "corpus":
-            raise Refused("--set corpus=… is not a setting: name the corpus with --corpus")
-        settings[key] = typed_value(key, raw, defaults.get(key))
+    settings = set_items(items, GraspContext)
     try:
         make_context("check", **settings)
     except (TypeError, ValueError) as exc:
