@@ -22,6 +22,8 @@ from langchain_core.messages.ai import UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from nodes.llm.reply import text_pieces
+
 
 class ScriptedReply(BaseModel):
     """One rule: when every `when` pattern is found in the prompt, answer `reply`."""
@@ -101,8 +103,7 @@ class ScriptedChatModel(BaseChatModel):
     ) -> Iterator[ChatGenerationChunk]:
         # LangChain reports each chunk to the callbacks itself; the model only yields them.
         rule = self._answer(messages)
-        size = max(self.chunk_chars, 1)
-        pieces = [rule.reply[i : i + size] for i in range(0, len(rule.reply), size)] or [""]
+        pieces = text_pieces(rule.reply, self.chunk_chars)
         for number, piece in enumerate(pieces, start=1):
             if number > 1 and rule.chunk_delay_s:
                 time.sleep(rule.chunk_delay_s)

@@ -84,6 +84,12 @@ def parse_reply(text: str, schema: type[Schema]) -> Schema:
         raise MalformedOutput(f"{where}: {first['msg']}", text) from exc
 
 
+def text_pieces(text: str, size: int) -> list[str]:
+    """`text` cut into pieces of `size` characters, as a streaming model sends it ([""] if empty)."""
+    size = max(size, 1)
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
 class ReplayModel(BaseChatModel):
     """Streams a stored reply back in chunks, so a cached answer reaches a streaming client too.
 
@@ -114,9 +120,7 @@ class ReplayModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        size = max(self.chunk_chars, 1)
-        for start in range(0, len(self.text), size):
-            piece = self.text[start : start + size]
+        for piece in text_pieces(self.text, self.chunk_chars):
             yield ChatGenerationChunk(message=AIMessageChunk(content=piece))
 
 
