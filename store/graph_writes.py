@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
-from pgvector.sqlalchemy import Vector
-from sqlalchemy import Engine, bindparam, select, text, update
+from sqlalchemy import Engine, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
+from store.bulk_copy import copy_rows, next_ids
 from store.engine import transaction
 from store.entities import (
     DEFAULT_TYPE_THRESHOLD,
@@ -20,12 +21,9 @@ from store.entities import (
     choose_match,
 )
 from store.models import (
-    EMBEDDING_DIM,
     Corpus,
     Entity,
-    EntityProposition,
     Passage,
-    Proposition,
 )
 from store.postings import add_unit_postings
 
@@ -58,6 +56,13 @@ WHERE p.corpus_id = :corpus AND p.passage_id = ANY(:passages)
 GROUP BY p.corpus_id, ep.entity_id, p.passage_id
 ON CONFLICT DO NOTHING
 """)
+
+
+PROPOSITION_COLUMNS = ("id", "corpus_id", "passage_id", "position", "text", "embedding")
+PROPOSITION_TYPES = ("int8", "int4", "int8", "int4", "text", "vector")
+EDGE_COLUMNS = ("entity_id", "proposition_id")
+EDGE_TYPES = ("int8", "int8")
+SUM_LEXEMES = text("SELECT coalesce(sum(n_lexemes), 0) FROM propositions WHERE id = ANY(:ids)")
 
 
 @dataclass(frozen=True)
@@ -144,32 +149,31 @@ def write_extracted(
 def _insert_propositions(
     session: Session, corpus: int, items: Sequence[ExtractedPassage]
 ) -> tuple[list[list[int]], int]:
-    rows = [
-        {
-            "corpus_id": corpus,
-            "passage_id": item.passage_id,
-            "position": position,
-            "text": statement,
-            "embedding": item.embeddings[position],
-        }
-        for item in items
-        for position, statement in enumerate(item.propositions)
-    ]
-    if not rows:
+    """COPY the batch's propositions; return their ids per passage and their lexemes in all."""
+    ids = next_ids(session, "propositions", sum(len(item.propositions) for item in items))
+    if not ids:
         return [[] for _ in items], 0
-    returned = session.execute(
-        insert(Proposition).returning(
-            Proposition.id, Proposition.n_lexemes, sort_by_parameter_order=True
-        ),
-        rows,
-    ).all()
+    rows = (
+        (pid, corpus, item.passage_id, position, statement, vector)
+        for pid, (item, position, statement, vector) in zip(
+            ids,
+            (
+                (item, position, statement, item.embeddings[position])
+                for item in items
+                for position, statement in enumerate(item.propositions)
+            ),
+            strict=True,
+        )
+    )
+    copy_rows(session, "propositions", PROPOSITION_COLUMNS, PROPOSITION_TYPES, rows)
     ids_per_item: list[list[int]] = []
     cursor = 0
     for item in items:
         n = len(item.propositions)
-        ids_per_item.append([row[0] for row in returned[cursor : cursor + n]])
+        ids_per_item.append(ids[cursor : cursor + n])
         cursor += n
-    return ids_per_item, sum(row[1] for row in returned)
+    lexemes = session.execute(SUM_LEXEMES, {"ids": ids}).scalar_one()
+    return ids_per_item, int(lexemes)
 
 
 def _resolve_and_link(
@@ -187,54 +191,69 @@ def _resolve_and_link(
     ]
     names = {canonical_name(entity.name) for entity, _ in mentions}
     names.discard("")
-    candidates = [
-        EntityCandidate(
-            row.id,
-            row.canonical_name,
-            None if row.type_embedding is None else np.asarray(row.type_embedding, np.float32),
+    # Candidates by canonical name: only same-named entities can merge, and a batch of thousands
+    # of mentions must not scan every candidate for each one.
+    candidates: dict[str, list[EntityCandidate]] = defaultdict(list)
+    for row in session.execute(
+        select(Entity.id, Entity.canonical_name, Entity.type_embedding).where(
+            Entity.corpus_id == corpus, Entity.canonical_name.in_(names)
         )
-        for row in session.execute(
-            select(Entity.id, Entity.canonical_name, Entity.type_embedding).where(
-                Entity.corpus_id == corpus, Entity.canonical_name.in_(names)
-            )
+    ):
+        embedding = (
+            None if row.type_embedding is None else np.asarray(row.type_embedding, np.float32)
         )
-    ]
+        candidates[row.canonical_name].append(
+            EntityCandidate(row.id, row.canonical_name, embedding)
+        )
+    # New entities get placeholder ids (-1, -2, …) so later mentions in the batch can merge into
+    # them; all of them are then inserted in one statement and the placeholders replaced.
+    new_rows: list[dict[str, object]] = []
     edges: set[tuple[int, int]] = set()
     for entity, linked in mentions:
         canonical = canonical_name(entity.name)
         if not canonical or not linked:
             continue  # an entity exists only through the units that mention it
-        match = choose_match(canonical, entity.type_embedding, candidates, threshold)
+        match = choose_match(canonical, entity.type_embedding, candidates[canonical], threshold)
         if match is None:
-            match = session.execute(
-                insert(Entity)
-                .values(
-                    corpus_id=corpus,
-                    name=entity.name.strip(),
-                    canonical_name=canonical,
-                    type=entity.type.strip(),
-                    type_embedding=entity.type_embedding,
-                )
-                .returning(Entity.id)
-            ).scalar_one()
-            candidates.append(EntityCandidate(match, canonical, entity.type_embedding))
-            counts.entities_new += 1
+            match = -(len(new_rows) + 1)
+            new_rows.append(
+                {
+                    "corpus_id": corpus,
+                    "name": entity.name.strip(),
+                    "canonical_name": canonical,
+                    "type": entity.type.strip(),
+                    "type_embedding": entity.type_embedding,
+                }
+            )
+            candidates[canonical].append(EntityCandidate(match, canonical, entity.type_embedding))
         else:
             counts.entities_merged += 1
         edges.update((match, proposition) for proposition in linked)
-    if edges:
-        session.execute(
-            insert(EntityProposition).on_conflict_do_nothing(),
-            [{"entity_id": e, "proposition_id": p} for e, p in sorted(edges)],
-        )
-    counts.edges += len(edges)
+    counts.entities_new += len(new_rows)
+    real = _insert_entities(session, new_rows)
+    resolved = sorted({(real[e] if e < 0 else e, p) for e, p in edges})
+    copy_rows(session, "entity_propositions", EDGE_COLUMNS, EDGE_TYPES, resolved)
+    counts.edges += len(resolved)
 
 
-# A plain executemany, not the ORM's bulk update by primary key, which fails the whole chunk when
-# a passage was deleted (`grasp delete`, a re-index of its file) after its vector was computed.
-SET_PASSAGE_EMBEDDING = text(
-    "UPDATE passages SET embedding = :vector WHERE id = :passage"
-).bindparams(bindparam("vector", type_=Vector(EMBEDDING_DIM)))
+def _insert_entities(session: Session, rows: list[dict[str, object]]) -> dict[int, int]:
+    """Insert new entities in one statement; map each placeholder id (-1, -2, …) to its real id."""
+    if not rows:
+        return {}
+    ids = session.execute(
+        insert(Entity).returning(Entity.id, sort_by_parameter_order=True), rows
+    ).scalars()
+    return {-(n + 1): entity_id for n, entity_id in enumerate(ids)}
+
+
+# Vectors are staged by binary COPY and applied in one joined UPDATE, so a passage deleted (`grasp
+# delete`, a re-index of its file) after its vector was computed simply finds no row to update.
+STAGE_PASSAGE_VECTORS = text(
+    "CREATE TEMP TABLE passage_vectors (id int8, embedding vector) ON COMMIT DROP"
+)
+APPLY_PASSAGE_VECTORS = text(
+    "UPDATE passages p SET embedding = v.embedding FROM passage_vectors v WHERE p.id = v.id"
+)
 
 
 def set_passage_embeddings(engine: Engine, ids: Sequence[int], vectors: FloatVector) -> None:
@@ -243,10 +262,15 @@ def set_passage_embeddings(engine: Engine, ids: Sequence[int], vectors: FloatVec
     Passages deleted meanwhile are skipped.
     """
     with transaction(engine) as session:
-        session.connection().execute(
-            SET_PASSAGE_EMBEDDING,
-            [{"passage": pid, "vector": vector} for pid, vector in zip(ids, vectors, strict=True)],
+        session.execute(STAGE_PASSAGE_VECTORS)
+        copy_rows(
+            session,
+            "passage_vectors",
+            ("id", "embedding"),
+            ("int8", "vector"),
+            zip(ids, vectors, strict=True),
         )
+        session.execute(APPLY_PASSAGE_VECTORS)
 
 
 def passages_without_embedding(engine: Engine, corpus: int) -> list[tuple[int, str]]:

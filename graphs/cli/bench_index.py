@@ -16,6 +16,9 @@ from graphs.cli.bench_names import bench_corpus
 from graphs.cli.index import CPU_BATCH_CONCURRENCY
 from graphs.indexing.graph import IndexContext, build_index_graph
 from graphs.runtime.settings import Settings
+from nodes.embedding import Embedder
+from nodes.indexing.extract_synthetic import extract_one
+from nodes.indexing.extraction_types import PassageInput
 
 SYLLABLES = [
     "ka",
@@ -33,6 +36,8 @@ SYLLABLES = [
     "ar",
     "nov",
 ]
+#: Passages per chunk when the embedder is timed alone (the bench's default batch size).
+ALONE_BATCH = 256
 VERBS = ["was born in", "founded", "married", "directed", "moved to", "wrote about", "played for"]
 
 
@@ -63,26 +68,77 @@ def cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
+def size_list(value: str) -> list[int]:
+    """argparse type: one passage count or several, comma-separated (a scale curve)."""
+    try:
+        sizes = [int(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected counts like 1000,10000; got {value!r}"
+        ) from None
+    if not sizes or min(sizes) <= 0:
+        raise argparse.ArgumentTypeError(f"passage counts must be positive, got {value!r}")
+    return sizes
+
+
 def register_bench(sub: Any) -> None:
     """Add `bench index` to the bench sub-commands."""
     parser = sub.add_parser("index", help="index synthetic passages (no LLM) and time it")
-    parser.add_argument("--passages", type=int, default=11656)
+    parser.add_argument(
+        "--passages",
+        type=size_list,
+        default=[11656],
+        help="passages to index; several (1000,10000,60000) print a scale curve",
+    )
     parser.add_argument("--sentences", type=int, default=5, help="propositions per passage")
     parser.add_argument("--corpus", type=bench_corpus, default="bench-index")
     parser.add_argument("--batch-size", type=int, default=256)
     parser.add_argument("--concurrency", type=int, default=CPU_BATCH_CONCURRENCY)
     parser.add_argument("--no-passage-embeddings", action="store_true")
+    parser.add_argument(
+        "--no-embedder-alone",
+        action="store_true",
+        help="skip timing the embedder alone on the same texts (the floor indexing is held to)",
+    )
     parser.set_defaults(handler=handle)
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
-    """Index the synthetic corpus from scratch and return the summary plus timings."""
+def embedded_texts(passages: list[dict[str, str]], with_passages: bool) -> list[list[str]]:
+    """What indexing embeds, chunked as indexing embeds it.
+
+    Each batch's propositions and entity types, then the passages, then the distinct entity names.
+    """
+    extractions = [
+        extract_one(PassageInput(n, p["title"], p["text"])) for n, p in enumerate(passages)
+    ]
+    chunks = []
+    for start in range(0, len(extractions), ALONE_BATCH):
+        batch = extractions[start : start + ALONE_BATCH]
+        chunks.append([s for e in batch for s in e.propositions])
+        chunks.append(sorted({m.type for e in batch for m in e.entities}))
+    if with_passages:
+        texts = [f"{p['title']}: {p['text']}" for p in passages]
+        chunks += [texts[i : i + 512] for i in range(0, len(texts), 512)]
+    chunks.append(sorted({m.name for e in extractions for m in e.entities}))
+    return [chunk for chunk in chunks if chunk]
+
+
+def embedder_alone(embedder: Embedder, chunks: list[list[str]]) -> float:
+    """Seconds the embedder alone needs for the texts indexing embeds."""
+    started = time.perf_counter()
+    for chunk in chunks:
+        embedder.embed(chunk)
+    return time.perf_counter() - started
+
+
+async def run(args: argparse.Namespace, count: int) -> dict[str, Any]:
+    """Index `count` synthetic passages from scratch and return the summary plus timings."""
     from graphs.runtime.services import services_for
     from store.corpora import database_size_bytes, delete_corpus
 
     services = services_for(Settings.from_env())
     await asyncio.to_thread(delete_corpus, services.engine, args.corpus)
-    passages = synthetic_passages(args.passages, args.sentences)
+    passages = synthetic_passages(count, args.sentences)
     await asyncio.to_thread(services.embedder.embed, ["warm-up"])  # model load is not indexing
     size_before = await asyncio.to_thread(database_size_bytes, services.engine)
     graph = build_index_graph(services)
@@ -98,27 +154,70 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     )
     elapsed = time.perf_counter() - started
     size_after = await asyncio.to_thread(database_size_bytes, services.engine)
+    alone = None
+    if not args.no_embedder_alone:
+        chunks = embedded_texts(passages, not args.no_passage_embeddings)
+        alone = await asyncio.to_thread(embedder_alone, services.embedder, chunks)
     return {
         **state["summary"],
         "elapsed": elapsed,
+        "embedder_alone": alone,
         "db_growth": size_after - size_before,
         "db_size": size_after,
         "embedder": services.embedder.name,
     }
 
 
+def report(result: dict[str, Any]) -> list[str]:
+    """The lines printed for one size."""
+    seconds = result["elapsed"]
+    this_run = result["this_run"]
+    build_s = this_run.get("index_build_ms", 0) / 1000
+    upkeep = (
+        f"bulk load: vector indexes built at the end in {build_s:.1f} s"
+        if this_run.get("bulk_load")
+        else "vector indexes kept up row by row"
+    )
+    lines = [
+        f"indexed {result['passages_done']} passages, {result['propositions']} propositions, "
+        f"{result['entities']} entities, {result['edges']} edges in {seconds:.1f} s ({upkeep})",
+        f"throughput: {result['passages_done'] / seconds:.0f} passages/s, "
+        f"{result['propositions'] / seconds:.0f} propositions/s, "
+        f"{1000 * seconds / max(result['passages_done'], 1):.2f} s per 1,000 passages",
+        f"database: +{result['db_growth'] / 2**20:.0f} MiB (total {result['db_size'] / 2**20:.0f} MiB)",
+    ]
+    alone = result["embedder_alone"]
+    if alone is not None:
+        lines.append(
+            f"embedder alone on the same texts: {alone:.1f} s; indexing = "
+            f"{seconds / max(alone, 1e-9):.2f} × the embedder alone (target ≤ 1.1 for a model)"
+        )
+    return lines
+
+
 def handle(args: argparse.Namespace) -> int:
-    """Run the benchmark and print the hardware, throughput and database growth."""
+    """Run the benchmark for each size and print hardware, throughput, growth and the curve."""
     from graphs.cli.main import console
 
-    result = asyncio.run(run(args))
-    seconds = result["elapsed"]
-    console.print(
-        f"hardware: {os.cpu_count()} cores, {cpu_model()}; embedder {result['embedder']}\n"
-        f"indexed {result['passages_done']} passages, {result['propositions']} propositions, "
-        f"{result['entities']} entities, {result['edges']} edges in {seconds:.1f} s\n"
-        f"throughput: {result['passages_done'] / seconds:.0f} passages/s, "
-        f"{result['propositions'] / seconds:.0f} propositions/s\n"
-        f"database: +{result['db_growth'] / 2**20:.0f} MiB (total {result['db_size'] / 2**20:.0f} MiB)"
-    )
+    curve = []
+    for n, count in enumerate(args.passages):
+        result = asyncio.run(run(args, count))
+        if n == 0:
+            load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+            console.print(
+                f"hardware: {os.cpu_count()} cores, {cpu_model()}; embedder "
+                f"{result['embedder']}; load average {load}",
+                markup=False,
+            )
+        console.print(f"— {count} passages —", markup=False)
+        for line in report(result):
+            console.print(line, markup=False, soft_wrap=True)
+        curve.append((count, 1000 * result["elapsed"] / max(result["passages_done"], 1)))
+    if len(curve) > 1:
+        console.print("scale curve: passages → s per 1,000 passages", markup=False)
+        for count, per_k in curve:
+            console.print(
+                f"  {count:>8}  {per_k:7.2f}  ({per_k / curve[0][1]:.2f} × the first)",
+                markup=False,
+            )
     return 0

@@ -1,4 +1,8 @@
-"""The indexing pipeline as a LangGraph graph: register → parallel batches → graph layer → summary."""
+"""The indexing pipeline as a LangGraph graph.
+
+register → parallel batches → passage vectors → vector indexes (after a bulk load) → graph layer →
+summary.
+"""
 
 from __future__ import annotations
 
@@ -41,10 +45,13 @@ from store.entity_graph_links import SYNONYM_THRESHOLD
 from store.failures import record_failure, reset_failures
 from store.graph_writes import passages_without_embedding, set_passage_embeddings
 from store.ledger import corpus_token_totals
+from store.vector_indexes import build_vector_indexes, start_bulk_load
 
 ExtractorName = Literal["llm", "spacy", "synthetic"]
 #: Passages embedded per embedder call and write when whole passages get their vectors.
 PASSAGE_EMBEDDING_CHUNK = 512
+#: Smallest load that drops the vector indexes and builds them after (see store.vector_indexes).
+BULK_LOAD_MIN_PASSAGES = 1000
 
 
 @dataclass(kw_only=True)
@@ -85,6 +92,13 @@ class IndexContext:
     )
     chat_model: str | None = field(
         default=None, metadata={"description": "override GRASP_CHAT_MODEL for the llm extractor"}
+    )
+    bulk_load_min_passages: int = field(
+        default=BULK_LOAD_MIN_PASSAGES,
+        metadata={
+            "description": "a load of at least this many passages (and ≥ ½ of the store) builds "
+            "the vector indexes once at the end instead of row by row; 0 = never"
+        },
     )
 
     def __post_init__(self) -> None:
@@ -262,6 +276,9 @@ class IndexNodes:
             await asyncio.to_thread(reset_failures, services.engine, corpus_id, retried)
         size = context.batch_size or make_extractor(context, services).default_batch_size
         batches = [todo[i : i + size] for i in range(0, len(todo), size)]
+        bulk = await asyncio.to_thread(
+            start_bulk_load, services.engine, len(todo), context.bulk_load_min_passages
+        )
         already = len({row.id for row in rows}) - len(todo)
         return {
             "corpus_id": corpus_id,
@@ -272,6 +289,7 @@ class IndexNodes:
                 "passages_skipped": already,
                 "passages_added": sum(row.added for row in rows),
                 "passages_rejected": len(rejected),
+                "bulk_load": int(bulk),
                 **synced,
             },
         }
@@ -308,6 +326,18 @@ class IndexNodes:
             )
         return {"counters": {"passages_embedded": len(todo)}}
 
+    async def build_indexes(
+        self, state: IndexState, runtime: Runtime[IndexContext]
+    ) -> dict[str, Any]:
+        """Build the vector indexes a bulk load dropped (a catalog lookup when none is missing)."""
+        _, services = await self.wiring.resolve(runtime)
+        started = time.perf_counter()
+        built = await asyncio.to_thread(build_vector_indexes, services.engine)
+        if not built:
+            return {}
+        elapsed_ms = round((time.perf_counter() - started) * 1000)
+        return {"counters": {"vector_indexes_built": len(built), "index_build_ms": elapsed_ms}}
+
     async def link_entities(
         self, state: IndexState, runtime: Runtime[IndexContext]
     ) -> dict[str, Any]:
@@ -342,12 +372,14 @@ def build_index_graph(services: Services | ServicesProvider | None = None) -> In
     # mypy cannot match `type[BatchTask]` (a TypedDict class) to LangGraph's TypedDictLike bound.
     graph.add_node("index_batch", nodes.run_batch, input_schema=BatchTask)  # type: ignore[call-overload]
     graph.add_node("embed_passages", nodes.embed_passages)
+    graph.add_node("build_indexes", nodes.build_indexes)
     graph.add_node("link_entities", nodes.link_entities)
     graph.add_node("summarize", nodes.summarize)
     graph.add_edge(START, "register_passages")
     graph.add_conditional_edges("register_passages", fan_out, ["index_batch", "embed_passages"])
     graph.add_edge("index_batch", "embed_passages")
-    graph.add_edge("embed_passages", "link_entities")
+    graph.add_edge("embed_passages", "build_indexes")
+    graph.add_edge("build_indexes", "link_entities")
     graph.add_edge("link_entities", "summarize")
     graph.add_edge("summarize", END)
     return graph.compile(name="index")

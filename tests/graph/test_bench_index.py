@@ -1,0 +1,49 @@
+"""`grasp bench index`: one size or a scale curve, each with the embedder-alone floor."""
+
+import re
+
+import pytest
+from sqlalchemy import Engine
+
+from graphs.cli.main import main
+from store.corpora import corpus_stats
+from store.vector_indexes import missing_vector_indexes
+
+PER_K = re.compile(r"^ +(\d+) +([\d.]+) +\(([\d.]+) × the first\)$")
+
+
+def test_a_scale_curve_indexes_each_size_and_compares_it_with_the_embedder_alone(
+    engine: Engine,
+    database_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("GRASP_EMBEDDER", "hash")
+    monkeypatch.delenv("GRASP_ALLOWED_CORPORA", raising=False)
+    args = ["bench", "index", "--passages", "12,30", "--sentences", "3", "--batch-size", "8"]
+    assert main([*args, "--corpus", "bench-index-test"]) == 0
+    out = capsys.readouterr().out.splitlines()
+
+    assert out[0].startswith("hardware: ") and "embedder hash" in out[0]
+    assert "— 12 passages —" in out and "— 30 passages —" in out
+    indexed = [line for line in out if line.startswith("indexed ")]
+    assert [line.split(",")[:2] for line in indexed] == [
+        ["indexed 12 passages", " 36 propositions"],
+        ["indexed 30 passages", " 90 propositions"],
+    ]
+    # 12 and 30 passages are below the 1,000 a bulk load needs: the indexes are kept up row by row.
+    assert all("vector indexes kept up row by row" in line for line in indexed)
+    assert sum("embedder alone on the same texts:" in line for line in out) == 2
+    curve = [m.groups() for line in out if (m := PER_K.match(line))]
+    assert [c[0] for c in curve] == ["12", "30"] and curve[0][2] == "1.00"
+    # The last size's corpus is what is left; nothing of the bench is left half built.
+    assert corpus_stats(engine, "bench-index-test").passages_done == 30
+    assert missing_vector_indexes(engine) == []
+
+
+def test_a_bad_size_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["bench", "index", "--passages", "1000,ten"])
+    assert exit_.value.code == 2
+    assert "expected counts like 1000,10000; got '1000,ten'" in capsys.readouterr().err
