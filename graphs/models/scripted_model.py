@@ -3,19 +3,22 @@
 Tests use it for exact expected behaviour, and `GRASP_CHAT_MODEL=scripted:rules.json` lets the
 dev server and the CLI run the whole graph offline without any model at all. It streams too: a
 streamed reply comes in `chunk_chars`-sized pieces, its usage on the last one, as providers do.
+`latency_s` makes every call wait first, as a remote API would: the async path awaits it, so
+concurrent calls wait together (`grasp bench concurrency` measures that).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
@@ -60,6 +63,9 @@ class ScriptedChatModel(BaseChatModel):
     rules: list[ScriptedReply]
     name_: str = "scripted"
     chunk_chars: int = Field(default=8, description="characters per streamed chunk")
+    latency_s: float = Field(
+        default=0.0, ge=0.0, description="seconds every call waits before answering (a remote API)"
+    )
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _used: dict[int, int] = PrivateAttr(default_factory=dict)
     _prompts: list[str] = PrivateAttr(default_factory=list)
@@ -86,6 +92,23 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        if self.latency_s:
+            time.sleep(self.latency_s)
+        return self._result(messages)
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        # A rule's own delay_s sleeps in a thread, so it never blocks the event loop.
+        return await asyncio.to_thread(self._result, messages)
+
+    def _result(self, messages: list[BaseMessage]) -> ChatResult:
         rule = self._answer(messages)
         message = AIMessage(
             content=rule.reply,
@@ -101,6 +124,25 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
+        if self.latency_s:
+            time.sleep(self.latency_s)
+        yield from self._chunks(messages)
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        if self.latency_s:
+            await asyncio.sleep(self.latency_s)
+        chunks = self._chunks(messages)
+        # Each chunk in a thread: a rule's delays sleep there, never on the event loop.
+        while (chunk := await asyncio.to_thread(next, chunks, None)) is not None:
+            yield chunk
+
+    def _chunks(self, messages: list[BaseMessage]) -> Iterator[ChatGenerationChunk]:
         # LangChain reports each chunk to the callbacks itself; the model only yields them.
         rule = self._answer(messages)
         pieces = text_pieces(rule.reply, self.chunk_chars)
