@@ -208,7 +208,7 @@ def mode_line(mode: str, result: ModeResult, scripted: bool, questions: int) -> 
 
 def report(bench: Bench, note: str, results: dict[str, ModeResult], questions: int) -> list[str]:
     """The lines `grasp bench concurrency` prints."""
-    from graphs.cli.bench import _cpu_model
+    from graphs.cli.bench_index import cpu_model
 
     scripted = bench.model == SCRIPTED
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -222,7 +222,7 @@ def report(bench: Bench, note: str, results: dict[str, ModeResult], questions: i
     lines = [
         f"grasp bench concurrency — corpus {bench.corpus!r} ({note}), {questions} comparison "
         f"question(s) with two independent hops, each run once per mode after one warm-up",
-        f"hardware: {os.cpu_count()} CPUs, {_cpu_model()}; load average {load}",
+        f"hardware: {os.cpu_count()} CPUs, {cpu_model()}; load average {load}",
         f"model: {model}",
         "hops on: the plan's independent steps in one superstep; off: LangGraph max_concurrency=1",
         "hops overlap: seconds the hops' windows overlapped, of their sum; non-LLM beside: seconds "

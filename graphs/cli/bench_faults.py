@@ -116,7 +116,7 @@ def all_well(rows: list[CaseResult]) -> bool:
 
 def handle_faults(args: argparse.Namespace) -> int:
     """Run `grasp bench faults`: the chosen cases in a scratch install, then the table."""
-    from graphs.cli.bench import _cpu_model
+    from graphs.cli.bench_index import cpu_model
     from graphs.cli.main import console
     from store.engine import server_version
 
@@ -132,8 +132,7 @@ def handle_faults(args: argparse.Namespace) -> int:
     for line in (
         f"grasp bench faults — {size} run, seed {args.seed}, scratch data directory "
         f"{scratch.root}{'' if args.keep else ' (deleted)'}",
-        f"hardware: {os.cpu_count()} CPUs, {_cpu_model()}; PostgreSQL {server}; "
-        f"load average {load}",
+        f"hardware: {os.cpu_count()} CPUs, {cpu_model()}; PostgreSQL {server}; load average {load}",
         "index: synthetic extractor, hash embedder; ask: scripted chat model, hash embedder, "
         "LLM cache off; rows = counts (index) or successful ledger calls (ask) against an "
         "uninterrupted run",

@@ -11,9 +11,7 @@ from graphs.cli.bench_index import synthetic_passages
 from graphs.indexing.graph import IndexContext, build_index_graph
 from graphs.models.scripted_model import ScriptedChatModel
 from graphs.runtime.services import Services
-from graphs.runtime.settings import Settings
 from nodes.embedding import HashingEmbedder
-from nodes.llm.client import LlmClient
 from store.corpora import corpus_id
 from store.grasp_retrieval import RetrievalParams, dense_evidence, search_entities
 from store.vector_indexes import (
@@ -22,6 +20,7 @@ from store.vector_indexes import (
     missing_vector_indexes,
     start_bulk_load,
 )
+from tests.graph.test_index_graph import services
 
 PASSAGES = synthetic_passages(40, 4, seed=11)
 BOTH = ["ix_propositions_embedding_hnsw", "ix_passages_embedding_hnsw"]
@@ -32,18 +31,6 @@ def store(engine: Engine) -> Iterator[Engine]:
     """The test engine; whatever a test leaves dropped is built again for the next one."""
     yield engine
     build_vector_indexes(engine)
-
-
-def services(engine: Engine, url: str) -> Services:
-    client = LlmClient(model=ScriptedChatModel(rules=[]), model_name="scripted", engine=engine)
-    return Services(
-        engine=engine,
-        database_url=url,
-        settings=Settings(),
-        llm=client,
-        extractor_llm=client,
-        embedder=HashingEmbedder(),
-    )
 
 
 async def index(svc: Services, corpus: str, passages: list[dict[str, str]], **ctx: Any) -> Any:
@@ -72,7 +59,7 @@ def retrieved(engine: Engine, corpus: str, query: np.ndarray) -> tuple[list[floa
 async def test_a_bulk_load_builds_both_indexes_and_retrieves_like_a_row_by_row_load(
     store: Engine, database_url: str
 ) -> None:
-    svc = services(store, database_url)
+    svc = services(store, database_url, ScriptedChatModel(rules=[]))
     bulk = await index(svc, "bulk", PASSAGES, bulk_load_min_passages=10)
     assert bulk["bulk_load"] == 1
     assert bulk["vector_indexes_built"] == 2
@@ -91,7 +78,7 @@ async def test_a_bulk_load_builds_both_indexes_and_retrieves_like_a_row_by_row_l
 async def test_an_interrupted_bulk_load_is_finished_by_the_next_run(
     store: Engine, database_url: str
 ) -> None:
-    svc = services(store, database_url)
+    svc = services(store, database_url, ScriptedChatModel(rules=[]))
     await index(svc, "c", PASSAGES[:8], bulk_load_min_passages=0)
     drop_vector_indexes(store)  # as a bulk load killed before its build leaves the store
     assert missing_vector_indexes(store) == BOTH
@@ -103,7 +90,7 @@ async def test_an_interrupted_bulk_load_is_finished_by_the_next_run(
 
 
 async def test_small_or_disabled_loads_keep_the_indexes(store: Engine, database_url: str) -> None:
-    svc = services(store, database_url)
+    svc = services(store, database_url, ScriptedChatModel(rules=[]))
     await index(svc, "c", PASSAGES[:30], bulk_load_min_passages=0)
     assert not start_bulk_load(store, 29, min_passages=30)  # below the minimum
     assert not start_bulk_load(store, 9, min_passages=5)  # 9 is under a third of 30
