@@ -129,7 +129,7 @@ def markdown(report: Report, title: str) -> str:
     if report.qa:
         lines += ["## QA", ""]
         header = ["method", "n", "EM", "F1", "Judge", "Judge (lenient)", "tokens/q"]
-        header += ["indexing/q", "total/q", "calls/q", "SE"]
+        header += ["indexing/q", "total/q", "calls/q", "s/q", "SE"]
         rows = []
         for method, groups in report.qa.items():
             g = next(s for s in groups if s.group == ALL)
@@ -139,7 +139,7 @@ def markdown(report: Report, title: str) -> str:
                 + [format_number(g.tokens_per_question, 0)]
                 + [format_number(g.indexing_per_question, 0)]
                 + [format_number(g.total_per_question, 0), format_number(g.calls_per_question, 1)]
-                + [format_number(g.success_economy, 1)]
+                + [format_number(g.wall_s_per_question, 1), format_number(g.success_economy, 1)]
             )
         lines += [*_table(header, rows), ""]
         hop_rows = [
@@ -155,7 +155,8 @@ def markdown(report: Report, title: str) -> str:
             lines += ["## QA by hop count", "", *_table(header, hop_rows), ""]
         lines += [
             "Tokens are the system's own (judge calls excluded); total = inference + indexing "
-            "amortised over the corpus's questions. SE = tokens per bit of closed-book surprise "
+            "amortised over the corpus's questions; s/q = wall seconds per question (judging "
+            "excluded; a reply from the LLM cache costs none). SE = tokens per bit of closed-book surprise "
             "solved (lower is better); n/a where p_i was not estimated.",
             "",
         ]
