@@ -83,6 +83,7 @@ def make_retriever(
             entities=[e["id"] for e in found.entities],
             params=replace(params, k_passages=k),
             hits=found.hits,
+            prior=found.prior,
         )
         return [passage["id"] for passage in vote.items]
 

@@ -257,7 +257,7 @@ APPLY_PASSAGE_VECTORS = text(
 
 
 def set_passage_embeddings(engine: Engine, ids: Sequence[int], vectors: FloatVector) -> None:
-    """Store passage embeddings (used by the dense baselines, not by GRASP itself).
+    """Store passage embeddings (the dense baselines' index, and GRASP's dense prior in the vote).
 
     Passages deleted meanwhile are skipped.
     """

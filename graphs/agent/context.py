@@ -148,9 +148,10 @@ class GraspContext:
     evaluator: EvaluatorStyle = field(
         default="free",
         metadata={
-            "description": "evaluator reply: free (the model says DONE or QUERY_AGAIN) or quote "
+            "description": "evaluator reply: free (the model says DONE or QUERY_AGAIN), quote "
             "(it must copy the evidence sentence its answer comes from; DONE only when that "
-            "sentence is found in the evidence)"
+            "sentence is found in the evidence) or guess (a short reply: an answer always, a "
+            "best guess if need be, and whether the evidence states it; DONE when it does)"
         },
     )
     synthesis_passages: int = field(

@@ -283,6 +283,7 @@ class SubAgentState(TypedDict, total=False):
     keywords: list[str]
     candidates: list[ScoredEntity]
     hits: list[PassageHit]
+    prior: list[PassageHit]
     selected: list[int]
     evidence: list[Evidence]
     observations: Annotated[ObservationLog, merge_observations]

@@ -102,7 +102,7 @@ class SubAgentNodes:
             visited_propositions=state.get("visited_propositions", []),
             visited_entities=state.get("visited_entities", []),
         )
-        return {"candidates": found.entities, "hits": found.hits}
+        return {"candidates": found.entities, "hits": found.hits, "prior": found.prior}
 
     async def select_entities(
         self, state: SubAgentState, runtime: Runtime[GraspContext]
@@ -148,6 +148,7 @@ class SubAgentNodes:
             entities=state.get("selected", []),
             params=context.retrieval_params(),
             hits=state.get("hits", []),
+            prior=state.get("prior"),
             visited_propositions=state.get("visited_propositions", []),
         )
         kind = "propositions" if context.evidence == "propositions" else "passages"

@@ -52,7 +52,13 @@ def _grasp_step(engine: Engine, corpus: int) -> Callable[[Vectors, str], dict[st
         t1 = time.perf_counter()
         chosen = [entity["id"] for entity in found.entities[:TOP_ENTITIES]]
         vote_passages(
-            engine, corpus=corpus, query=vector, entities=chosen, params=params, hits=found.hits
+            engine,
+            corpus=corpus,
+            query=vector,
+            entities=chosen,
+            params=params,
+            hits=found.hits,
+            prior=found.prior,
         )
         t2 = time.perf_counter()
         return {"search_entities": t1 - t0, "vote_passages": t2 - t1, "total": t2 - t0}

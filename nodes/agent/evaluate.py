@@ -16,8 +16,9 @@ from store.grasp_retrieval import Evidence
 
 UNKNOWN = "unknown"
 
-#: free: the model states DONE or QUERY_AGAIN; quote: DONE only with a grounded evidence quote.
-EvaluatorStyle = Literal["free", "quote"]
+#: free: the model states DONE or QUERY_AGAIN; quote: DONE only with a grounded evidence quote;
+#: guess: an answer always, and whether the evidence states it (DONE) or it is a guess (again).
+EvaluatorStyle = Literal["free", "quote", "guess"]
 
 SYSTEM = """\
 You answer one sub-question using only the evidence you are shown. Knowledge of your own does \
@@ -111,6 +112,44 @@ Example. Sub-question: Where was Marie Duval born? Evidence: [1] Marie Duval: Ma
 """
 
 
+GUESS_SYSTEM = """\
+You answer one sub-question from the evidence shown and the notes from earlier rounds.
+
+Write a JSON object with two fields:
+- "answer": the short span that answers the sub-question (a name, a date, a number, a place, \
+yes or no), written as the evidence writes it, a full name or a full date kept whole. When the \
+evidence does not settle it, your best guess; never leave it empty.
+- "stated": true when a sentence of the evidence or the notes states that answer; false when it \
+is a guess.
+
+Example. Sub-question: Where was Marie Duval born? Evidence: [1] Marie Duval: Marie Duval \
+(1890-1950) was a French painter. She was born in Lyon and died in Paris.
+{"answer": "Lyon", "stated": true}
+"""
+
+GUESS_LAST_ROUND = """
+
+This is the last search round: if the evidence does not state the answer, give your best guess."""
+
+
+class GuessReply(BaseModel):
+    """The guessing evaluator's reply: an answer always, and whether the evidence states it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    answer: str = Field(default="", description="short answer span, stated or guessed")
+    stated: bool = Field(default=False, description="whether the evidence states the answer")
+
+
+def judged_by_guess(reply: GuessReply) -> EvaluationReply:
+    """DONE with a stated answer; otherwise search again, keeping the guess for the last round."""
+    answer = reply.answer.strip()
+    if answer and reply.stated:
+        return EvaluationReply(action="DONE", answer=answer)
+    # The guess rides along: `evaluate` turns it into the answer when no round is left.
+    return EvaluationReply(action="QUERY_AGAIN", answer=answer)
+
+
 class QuotedReply(BaseModel):
     """The quoting evaluator's reply: DONE is decided from the quote, not stated."""
 
@@ -202,7 +241,14 @@ async def _judge(
     if style == "quote":
         quoted, results = await llm.complete_json(messages, QuotedReply, tag)
         return judged_by_quote(quoted, evidence, observations), results
+    if style == "guess":
+        guessed, results = await llm.complete_json(messages, GuessReply, tag)
+        return judged_by_guess(guessed), results
     return await llm.complete_json(messages, EvaluationReply, tag)
+
+
+_SYSTEM = {"free": SYSTEM, "quote": QUOTE_SYSTEM, "guess": GUESS_SYSTEM}
+_LAST_ROUND = {"free": LAST_ROUND, "quote": QUOTE_LAST_ROUND, "guess": GUESS_LAST_ROUND}
 
 
 async def evaluate(
@@ -223,6 +269,8 @@ async def evaluate(
 
     `style="quote"` asks for the sentence the answer comes from and decides DONE from it, since
     small models say QUERY_AGAIN with the answer in view and DONE with an answer of their own.
+    `style="guess"` asks for an answer always (a best guess when the evidence does not settle
+    it) and whether the evidence states it: a short reply, and no "unknown" at the end.
     `echo_check` asks once more when the answer only repeats the sub-question's own words (a
     small model's usual slip: "Which state borders Florida?" → "Florida"); the second reply
     stands, whatever it says.
@@ -233,9 +281,9 @@ async def evaluate(
         sub_question=sub_question,
         notes=notes_block(observations),
         evidence=evidence_block(evidence, max_chars),
-        last_round=(QUOTE_LAST_ROUND if style == "quote" else LAST_ROUND) if last_round else "",
+        last_round=_LAST_ROUND[style] if last_round else "",
     )
-    messages = system_and_user(QUOTE_SYSTEM if style == "quote" else SYSTEM, user)
+    messages = system_and_user(_SYSTEM[style], user)
     reply, results = await _judge(llm, messages, tag, style, evidence, observations)
     if echo_check and reply.action == "DONE" and echoes(reply.answer, sub_question):
         recheck = [

@@ -29,6 +29,7 @@ async def gather_evidence(
     entities: Sequence[int],
     params: RetrievalParams,
     hits: Sequence[PassageHit] = (),
+    prior: Sequence[PassageHit] | None = None,
     visited_propositions: Sequence[int],
 ) -> GatheredEvidence:
     """Evidence for `statement` (spec §2.2 step 5 and the evidence/retrieval ablations of §4).
@@ -62,4 +63,5 @@ async def gather_evidence(
         params=params,
         hits=hits,
         visited_propositions=visited_propositions,
+        prior=prior,
     )

@@ -27,7 +27,12 @@ from sqlalchemy import Engine, select, text
 
 from store.corpora import add_passages, ensure_corpus
 from store.engine import transaction
-from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
+from store.graph_writes import (
+    ExtractedEntity,
+    ExtractedPassage,
+    set_passage_embeddings,
+    write_extracted,
+)
 from store.grasp_retrieval import PassageHit, RetrievalParams, search_entities, vote_passages
 from store.models import Corpus, Entity, Proposition
 from store.retrieval import (
@@ -394,6 +399,53 @@ def test_fused_vote_adds_the_search_hits_passages(engine: Engine, graph: Graph) 
         (graph.passage[2], pytest.approx(0.55)),
         (graph.passage[1], pytest.approx(0.45)),
     ]
+
+
+def test_search_fetches_the_votes_dense_prior_beside_it(engine: Engine, graph: Graph) -> None:
+    # Passage vectors on axes of their own (20 + n): cosines to q P1 0.2, P2 0.7, P3 0.4.
+    passage_cos = {1: 0.2, 2: 0.7, 3: 0.4}
+    set_passage_embeddings(
+        engine,
+        [graph.passage[n] for n in passage_cos],
+        np.stack([vector(c, 20 + n) for n, c in passage_cos.items()]),
+    )
+    found = search_entities(
+        engine, corpus=graph.corpus, query=Q, keywords="Talmora", params=RetrievalParams()
+    )
+    assert [(h["passage_id"], h["score"]) for h in found.prior] == [
+        (graph.passage[2], pytest.approx(0.7, abs=1e-5)),
+        (graph.passage[3], pytest.approx(0.4, abs=1e-5)),
+        (graph.passage[1], pytest.approx(0.2, abs=1e-5)),
+    ]
+    no_prior = RetrievalParams(prior_weight=0.0)
+    assert (
+        search_entities(engine, corpus=graph.corpus, query=Q, keywords="", params=no_prior).prior
+        == []
+    )
+    # The carried prior gives the very vote the vote's own fetch gives, visited passages included:
+    # P2's propositions visited → P2 leaves the prior either way.
+    chosen = [graph.entity["Miravel"]]
+    for visited in ([], [graph.prop[3], graph.prop[4]]):
+        kwargs = {
+            "corpus": graph.corpus,
+            "query": Q,
+            "entities": chosen,
+            "params": RetrievalParams(k_passages=3),
+            "visited_propositions": visited,
+        }
+        fetched = vote_passages(engine, **kwargs)  # type: ignore[arg-type]
+        carried = vote_passages(engine, prior=found.prior, **kwargs)  # type: ignore[arg-type]
+        assert carried == fetched
+        # P3: its vote (the only one, scaled to 1) + 0.5 · 0.4; P2 = 0.5 · 0.7 (prior only);
+        # P1 = 0.5 · 0.2
+        expected = [(3, 1.2), (2, 0.35), (1, 0.1)] if not visited else [(3, 1.2), (1, 0.1)]
+        assert [(v["id"], v["score"]) for v in carried.items] == [
+            (graph.passage[n], pytest.approx(score, abs=1e-5)) for n, score in expected
+        ]
+    # The winners' propositions are all marked covered, in one round trip with their texts.
+    assert sorted(fetched.covered_propositions) == sorted(
+        graph.prop[p] for n in (1, 3) for p in PASSAGES[n][1]
+    )
 
 
 def test_two_corpora_never_see_each_other(engine: Engine, graph: Graph) -> None:
