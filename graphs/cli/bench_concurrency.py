@@ -198,11 +198,14 @@ def mode_line(mode: str, result: ModeResult, scripted: bool, questions: int) -> 
     shared = sum(o.windows_overlap for o in result.overlaps)
     work = sum(o.other_work for o in result.overlaps)
     beside = sum(o.other_work_beside for o in result.overlaps)
+    free = sum(o.llm_free_work for o in result.overlaps)
+    free_beside = sum(o.llm_free_beside for o in result.overlaps)
     answers = f"{result.right}/{questions}" if scripted else "unchecked"
     return (
         f"{mode:<5}{statistics.median(result.seconds):>9.2f}{statistics.fmean(result.seconds):>9.2f}"
         f"{result.llm_calls:>7}{result.max_in_flight:>11}"
-        f"{f'{shared:.2f} of {windows:.2f}':>20}{f'{beside:.3f} of {work:.3f}':>24}{answers:>11}"
+        f"{f'{shared:.2f} of {windows:.2f}':>20}{f'{beside:.3f} of {work:.3f}':>24}"
+        f"{f'{free_beside:.3f} of {free:.3f}':>24}{answers:>11}"
     )
 
 
@@ -226,10 +229,13 @@ def report(bench: Bench, note: str, results: dict[str, ModeResult], questions: i
         f"model: {model}",
         "hops on: the plan's independent steps in one superstep; off: LangGraph max_concurrency=1",
         "hops overlap: seconds the hops' windows overlapped, of their sum; non-LLM beside: seconds "
-        "of the hops' non-LLM work (database, embedding, code) run while another hop was active, "
-        "of all of it",
+        "of the hops' non-LLM work (database, embedding, code; with a one-slot model such as the "
+        "local one, also the wait for that slot) run while another hop was active, of all of it; "
+        "LLM-free nodes beside: the same for the nodes that call no LLM (search, "
+        "gather_evidence: database and embedding alone), equal on and off when no hop waits on "
+        "another's database work",
         f"{'mode':<5}{'p50 s':>9}{'mean s':>9}{'calls':>7}{'in flight':>11}"
-        f"{'hops overlap s':>20}{'non-LLM beside s':>24}{'answers':>11}",
+        f"{'hops overlap s':>20}{'non-LLM beside s':>24}{'LLM-free beside s':>24}{'answers':>11}",
         *(mode_line(mode, results[mode], scripted, questions) for mode in MODES),
         f"speed-up (off / on, mean wall per question): {speed_up:.2f}× — target ≥ "
         f"{TARGET_SPEED_UP}×: {'met' if speed_up >= TARGET_SPEED_UP else 'MISSED'}",

@@ -79,8 +79,20 @@ class HopSpans:
     llm: list[Span] = field(default_factory=list)
 
     def other_work(self) -> list[Span]:
-        """Time the hop was running a node but not waiting on the LLM: database, embedding, code."""
+        """Time the hop was running a node but not in an LLM call: database, embedding, code.
+
+        With a model of one slot (the local one) it also holds the wait for that slot, which the
+        client spends before the call starts.
+        """
         return difference(self.nodes, self.llm)
+
+    def llm_free_work(self) -> list[Span]:
+        """The runs of nodes that made no LLM call (search, gather_evidence: database, embedding)."""
+        return [
+            node
+            for node in self.nodes
+            if not any(start < node[1] and end > node[0] for start, end in self.llm)
+        ]
 
     def window(self) -> Span | None:
         """From the hop's first node start to its last node end."""
@@ -180,22 +192,30 @@ class Overlap:
     windows_overlap: float
     other_work: float
     other_work_beside: float
+    llm_free_work: float = 0.0
+    llm_free_beside: float = 0.0
 
 
 def overlap(hops: Iterable[HopSpans]) -> Overlap:
     """How the hops' time overlapped.
 
     Windows: the pairwise overlap of the hops' windows against their sum. Other work: each hop's
-    non-LLM time, and how much of it ran while another hop's window was open.
+    non-LLM time, and how much of it ran while another hop's window was open; likewise for the
+    hop's LLM-free nodes alone.
     """
     active = [(hop, window) for hop in hops if (window := hop.window()) is not None]
     windows = [window for _, window in active]
     shared = sum(
         length(intersection([a], [b])) for i, a in enumerate(windows) for b in windows[i + 1 :]
     )
-    work = beside = 0.0
+    work = beside = free = free_beside = 0.0
     for i, (hop, _) in enumerate(active):
-        own = hop.other_work()
+        others = windows[:i] + windows[i + 1 :]
+        own, llm_free = hop.other_work(), hop.llm_free_work()
         work += length(own)
-        beside += length(intersection(own, windows[:i] + windows[i + 1 :]))
-    return Overlap(sum(end - start for start, end in windows), shared, work, beside)
+        beside += length(intersection(own, others))
+        free += length(llm_free)
+        free_beside += length(intersection(llm_free, others))
+    return Overlap(
+        sum(end - start for start, end in windows), shared, work, beside, free, free_beside
+    )

@@ -1,5 +1,7 @@
 """Span arithmetic behind `grasp bench concurrency`: unions, intersections, per-hop overlap."""
 
+import pytest
+
 from graphs.cli.concurrency_spans import (
     HopSpans,
     difference,
@@ -41,3 +43,14 @@ def test_overlap_of_hops_run_side_by_side_and_one_after_the_other() -> None:
     in_series = overlap([first, later, HopSpans()])
     assert (in_series.windows_sum, in_series.windows_overlap) == (6.0, 0.0)
     assert (in_series.other_work, in_series.other_work_beside) == (2.0, 0.0)
+
+
+def test_llm_free_nodes_are_those_without_an_llm_call() -> None:
+    # rewrite (LLM 0–1), search (1–1.2, none), evaluate (1.2–3, LLM 2–3: 0.8 s of slot wait)
+    hop = HopSpans(nodes=[(0.0, 1.0), (1.0, 1.2), (1.2, 3.0)], llm=[(0.0, 1.0), (2.0, 3.0)])
+    assert hop.llm_free_work() == [(1.0, 1.2)]
+    other = HopSpans(nodes=[(1.1, 4.0)], llm=[(1.1, 4.0)])  # its window: 1.1–4
+    side_by_side = overlap([hop, other])
+    assert side_by_side.llm_free_work == pytest.approx(0.2)
+    assert side_by_side.llm_free_beside == pytest.approx(0.1)  # 1.1–1.2 beside the other hop
+    assert side_by_side.other_work == pytest.approx(1.0)  # search 0.2 + the 0.8 s wait
