@@ -147,10 +147,13 @@ def search_entities(
     if params.prior_weight:
         prior = _BESIDE.submit(dense_prior, engine, corpus, query, params.prior_passages)
     with transaction(engine) as session:
-        cos, lexical = hybrid_candidates(
+        candidates = hybrid_candidates(
             session, corpus, query, keywords, params.k_props, visited_propositions
         )
-        best = top_k(hybrid_scores(cos, lexical, params.lexical_weight), params.k_props)
+        best = top_k(
+            hybrid_scores(candidates.cosine, candidates.lexical, params.lexical_weight),
+            params.k_props,
+        )
         scores = dict(best)
         links = entity_links(session, list(scores), visited_entities)
         ranked = top_k(entity_scores(links, scores, params.entity_damping), params.k_entities)
@@ -161,9 +164,8 @@ def search_entities(
             ]
             for link in (by_id[eid] for eid, _ in ranked)
         }
-        # One round trip for both uses: the shown texts are among the scored propositions.
-        texts = proposition_texts(session, list(scores))
-        passage_of = {pid: passage for pid, (_, passage) in texts.items()}
+    texts = candidates.texts
+    passage_of = {pid: texts[pid][1] for pid in scores}
     hits = [
         PassageHit(passage_id=passage, score=score)
         for passage, score in top_k(hit_passages(best, passage_of), len(best))

@@ -8,10 +8,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import text
+from sqlalchemy import Dialect, TextClause, text
 from sqlalchemy.orm import Session
 
 from store.models import TS_CONFIG
@@ -37,6 +38,27 @@ def _literal_of(raw: bytes) -> str:
 
 def _ids(values: Sequence[int]) -> list[int]:
     return [int(v) for v in values]
+
+
+@functools.cache
+def _driver_sql(statement: TextClause, dialect: Dialect) -> str:
+    return str(statement.compile(dialect=dialect))
+
+
+def _rows(session: Session, statement: TextClause, params: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """All rows of `statement`, run on the session's own psycopg connection (same transaction).
+
+    Retrieval runs several statements per agent step and lives on its latency: going around
+    SQLAlchemy's execution and result layers saves ≈0.5 ms a statement (measured on 60k units).
+    """
+    connection = session.connection()
+    driver = connection.connection.driver_connection
+    if driver is None:  # a checked-out connection always has one; this says so to the type checker
+        raise RuntimeError("the session's connection has no driver connection")
+    with driver.cursor() as cursor:
+        cursor.execute(_driver_sql(statement, connection.dialect), params)
+        rows: list[tuple[Any, ...]] = cursor.fetchall()
+    return rows
 
 
 @dataclass(frozen=True)
@@ -130,7 +152,8 @@ def bm25_propositions(
     """
     if not keywords.strip():
         return {}
-    rows = session.execute(
+    rows = _rows(
+        session,
         BM25_PROPOSITIONS,
         {"keywords": keywords, "corpus": corpus, "k": k, "exclude": _ids(exclude)},
     )
@@ -148,8 +171,8 @@ def bm25_passages(session: Session, corpus: int, query: str, k: int) -> dict[int
     """Top-k passages by BM25 over title and text, for the BM25 baseline (see bm25_propositions)."""
     if not query.strip():
         return {}
-    rows = session.execute(
-        BM25_PASSAGES, {"keywords": query, "corpus": corpus, "k": k, "exclude": []}
+    rows = _rows(
+        session, BM25_PASSAGES, {"keywords": query, "corpus": corpus, "k": k, "exclude": []}
     )
     return {int(r[0]): float(r[1]) for r in rows}
 
@@ -167,7 +190,8 @@ def dense_propositions(
     session: Session, corpus: int, query: FloatVector, k: int, exclude: Sequence[int] = ()
 ) -> dict[int, float]:
     """Top-k propositions by cosine (HNSW), as id → cosine."""
-    rows = session.execute(
+    rows = _rows(
+        session,
         DENSE_PROPOSITIONS,
         {"q": vector_literal(query), "corpus": corpus, "k": k, "exclude": _ids(exclude)},
     )
@@ -175,7 +199,8 @@ def dense_propositions(
 
 
 # Dense top-k and BM25 top-k in one statement (one round trip, one vector parse): the cosine of
-# every candidate, and the BM25 score of the lexical ones (NULL for the dense-only ones).
+# every candidate, the BM25 score of the lexical ones (NULL for the dense-only ones), and each
+# candidate's text and passage, which the entity scoring shows and the hits are grouped by.
 HYBRID_PROPOSITIONS = text(
     "WITH"
     + _PROPOSITION_CTES
@@ -187,13 +212,21 @@ dense AS (
     ORDER BY embedding <=> CAST(:q AS vector)
     LIMIT :k
 )
-SELECT coalesce(d.id, l.id),
-       coalesce(d.cos, (SELECT 1 - (p.embedding <=> CAST(:q AS vector))
-                        FROM propositions p WHERE p.id = l.id)),
-       l.score
+SELECT u.id, coalesce(d.cos, 1 - (u.embedding <=> CAST(:q AS vector))), l.score, u.text,
+       u.passage_id
 FROM dense d FULL JOIN lexical l ON l.id = d.id
+JOIN propositions u ON u.id = coalesce(d.id, l.id)
 """
 )
+
+
+@dataclass(frozen=True)
+class HybridCandidates:
+    """Dense top-k ∪ BM25 top-k: every candidate's cosine and (text, passage), BM25 where lexical."""
+
+    cosine: dict[int, float]
+    lexical: dict[int, float]
+    texts: dict[int, tuple[str, int]]
 
 
 def hybrid_candidates(
@@ -203,9 +236,10 @@ def hybrid_candidates(
     keywords: str,
     k: int,
     exclude: Sequence[int] = (),
-) -> tuple[dict[int, float], dict[int, float]]:
-    """Dense top-k ∪ BM25 top-k: (id → cosine for all of them, id → BM25 for the lexical ones)."""
-    rows = session.execute(
+) -> HybridCandidates:
+    """Dense top-k ∪ BM25 top-k over propositions, in one round trip."""
+    rows = _rows(
+        session,
         HYBRID_PROPOSITIONS,
         {
             "q": vector_literal(query),
@@ -214,9 +248,12 @@ def hybrid_candidates(
             "k": k,
             "exclude": _ids(exclude),
         },
-    ).all()
-    lexical = {int(r[0]): float(r[2]) for r in rows if r[2] is not None}
-    return {int(r[0]): float(r[1]) for r in rows}, lexical
+    )
+    return HybridCandidates(
+        cosine={int(r[0]): float(r[1]) for r in rows},
+        lexical={int(r[0]): float(r[2]) for r in rows if r[2] is not None},
+        texts={int(r[0]): (r[3], int(r[4])) for r in rows},
+    )
 
 
 DENSE_PASSAGES = text("""
@@ -230,7 +267,7 @@ LIMIT :k
 
 def dense_passages(session: Session, corpus: int, query: FloatVector, k: int) -> dict[int, float]:
     """Top-k passages by cosine of their own embeddings (the dense baselines)."""
-    rows = session.execute(DENSE_PASSAGES, {"q": vector_literal(query), "corpus": corpus, "k": k})
+    rows = _rows(session, DENSE_PASSAGES, {"q": vector_literal(query), "corpus": corpus, "k": k})
     return {int(r[0]): float(r[1]) for r in rows}
 
 
@@ -254,8 +291,8 @@ def entity_links(
     """Entities linked to any of the propositions, with degree and the linked subset."""
     if not proposition_ids:
         return []
-    rows = session.execute(
-        ENTITY_LINKS, {"ids": _ids(proposition_ids), "exclude": _ids(exclude_entities)}
+    rows = _rows(
+        session, ENTITY_LINKS, {"ids": _ids(proposition_ids), "exclude": _ids(exclude_entities)}
     )
     return [EntityLink(int(r[0]), r[1], r[2], int(r[3]), tuple(int(p) for p in r[4])) for r in rows]
 
@@ -280,7 +317,8 @@ def entity_propositions(
     """Propositions of the entities ranked by cosine: (proposition, passage, cosine), best first."""
     if not entities:
         return []
-    rows = session.execute(
+    rows = _rows(
+        session,
         ENTITY_PROPOSITIONS,
         {
             "q": vector_literal(query),
@@ -299,7 +337,7 @@ def proposition_texts(session: Session, ids: Sequence[int]) -> dict[int, tuple[s
     """id → (text, passage id), for showing propositions as evidence."""
     if not ids:
         return {}
-    rows = session.execute(PROPOSITION_TEXTS, {"ids": _ids(ids)})
+    rows = _rows(session, PROPOSITION_TEXTS, {"ids": _ids(ids)})
     return {int(r[0]): (r[1], int(r[2])) for r in rows}
 
 
@@ -310,7 +348,7 @@ def passage_texts(session: Session, ids: Sequence[int]) -> list[PassageText]:
     """Passages in the order of `ids` (a ranking), to show as evidence."""
     if not ids:
         return []
-    rows = session.execute(PASSAGE_TEXTS, {"ids": _ids(ids)})
+    rows = _rows(session, PASSAGE_TEXTS, {"ids": _ids(ids)})
     by_id = {int(r[0]): PassageText(int(r[0]), r[1], r[2]) for r in rows}
     return [by_id[i] for i in ids if i in by_id]
 
@@ -330,6 +368,6 @@ def passages_with_propositions(
     """Passages in the order of `ids` (a ranking), and the ids of all their propositions."""
     if not ids:
         return [], []
-    rows = session.execute(PASSAGES_WITH_PROPOSITIONS, {"ids": _ids(ids)}).all()
+    rows = _rows(session, PASSAGES_WITH_PROPOSITIONS, {"ids": _ids(ids)})
     by_id = {int(r[0]): PassageText(int(r[0]), r[1], r[2]) for r in rows}
     return [by_id[i] for i in ids if i in by_id], [int(u) for r in rows for u in r[3]]

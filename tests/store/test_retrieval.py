@@ -41,6 +41,7 @@ from store.retrieval import (
     bm25_propositions,
     dense_propositions,
     hybrid_candidates,
+    proposition_texts,
     vector_literal,
 )
 
@@ -236,20 +237,29 @@ def test_bm25_follows_the_corpus_as_it_grows(engine: Engine, graph: Graph) -> No
 
 def test_hybrid_candidates_are_the_union_with_cosines_for_all(engine: Engine, graph: Graph) -> None:
     with transaction(engine) as session:
-        cos, lexical = hybrid_candidates(session, graph.corpus, Q, "painted Talmora", 3)
-        seen_cos, seen_lexical = hybrid_candidates(
+        found = hybrid_candidates(session, graph.corpus, Q, "painted Talmora", 3)
+        seen = hybrid_candidates(
             session, graph.corpus, Q, "painted Talmora", 3, exclude=[graph.prop[1]]
         )
         no_keywords = hybrid_candidates(session, graph.corpus, Q, "the of", 3)
+    cos, lexical = found.cosine, found.lexical
+    seen_cos, seen_lexical = seen.cosine, seen.lexical
     # stop words only: dense alone
-    assert graph.props(no_keywords[0]) == pytest.approx({1: 0.9, 2: 0.8, 5: 0.6}, abs=1e-5)
-    assert no_keywords[1] == {}
+    assert graph.props(no_keywords.cosine) == pytest.approx({1: 0.9, 2: 0.8, 5: 0.6}, abs=1e-5)
+    assert no_keywords.lexical == {}
     # dense top 3: p1, p2, p5; BM25 top 3: p2, then p1 and p3 tie (0.708400, smaller id first)
     assert graph.props(cos) == pytest.approx({1: 0.9, 2: 0.8, 5: 0.6, 3: 0.5}, abs=1e-5)
     assert graph.props(lexical) == pytest.approx({2: 1.574342, 1: 0.708400, 3: 0.708400})
     # p1 visited: dense p2, p5, p3; BM25 p2, p3, p6 (df unchanged, so the same scores)
     assert graph.props(seen_cos) == pytest.approx({2: 0.8, 5: 0.6, 3: 0.5, 6: 0.1}, abs=1e-5)
     assert graph.props(seen_lexical) == pytest.approx({2: 1.574342, 3: 0.708400, 6: 0.708400})
+    # every candidate comes with its text and passage (p3: "Talmora borders Quenlar.", in P2)
+    assert graph.props(found.texts) == {
+        p: (TEXTS[p], graph.passage[n])
+        for n, (_, ps, _) in PASSAGES.items()
+        for p in ps
+        if p in (1, 2, 3, 5)
+    }
 
 
 def test_search_entities_hand_ranking(engine: Engine, graph: Graph) -> None:
@@ -446,6 +456,29 @@ def test_search_fetches_the_votes_dense_prior_beside_it(engine: Engine, graph: G
     assert sorted(fetched.covered_propositions) == sorted(
         graph.prop[p] for n in (1, 3) for p in PASSAGES[n][1]
     )
+
+
+def test_every_session_plans_searches_deeply_and_afresh(engine: Engine) -> None:
+    with transaction(engine) as session:
+        shown = [
+            session.execute(text(f"SHOW {name}")).scalar()
+            for name in ("hnsw.ef_search", "hnsw.iterative_scan", "plan_cache_mode")
+        ]
+    assert shown == ["100", "relaxed_order", "force_custom_plan"]
+
+
+def test_retrieval_reads_inside_the_sessions_own_transaction(engine: Engine, graph: Graph) -> None:
+    # Retrieval statements run on the session's driver connection: they see its uncommitted rows.
+    with transaction(engine) as session:
+        session.execute(
+            text("UPDATE propositions SET text = 'Zorvik founded Quenlar.' WHERE id = :id"),
+            {"id": graph.prop[1]},
+        )
+        seen = proposition_texts(session, [graph.prop[1]])
+        session.rollback()
+    assert seen == {graph.prop[1]: ("Zorvik founded Quenlar.", graph.passage[1])}
+    with transaction(engine) as session:
+        assert proposition_texts(session, [graph.prop[1]])[graph.prop[1]][0] == TEXTS[1]
 
 
 def test_two_corpora_never_see_each_other(engine: Engine, graph: Graph) -> None:
