@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
-from nodes.agent.evaluate import EvaluatorStyle, echoes, evaluate
-from nodes.llm.client import CallTag, LlmClient
+from nodes.agent.evaluate import EvaluatorStyle, echoes
 from store.grasp_retrieval import Evidence
+from tests.fixtures.evaluator import evaluate_once
 
 SUB_QUESTION = "Which state borders Florida?"
 EVIDENCE = [
@@ -39,17 +39,11 @@ def script(first: dict[str, Any], second: dict[str, Any]) -> ScriptedChatModel:
 async def judge(
     model: ScriptedChatModel, *, echo_check: bool, style: EvaluatorStyle = "free"
 ) -> tuple[Any, list[Any]]:
-    llm = LlmClient(model=model, model_name="scripted", use_cache=False)
-    return await evaluate(
-        llm,
+    return await evaluate_once(
+        model,
         question="How many Publix stores are in the state that borders Florida to the north?",
         sub_question=SUB_QUESTION,
-        dependencies=[],
-        observations=[],
         evidence=EVIDENCE,
-        last_round=False,
-        max_chars=500,
-        tag=CallTag(node="evaluate"),
         style=style,
         echo_check=echo_check,
     )

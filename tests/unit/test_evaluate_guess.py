@@ -5,9 +5,9 @@ import re
 from typing import Any
 
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
-from nodes.agent.evaluate import UNKNOWN, evaluate
-from nodes.llm.client import CallTag, LlmClient
+from nodes.agent.evaluate import UNKNOWN
 from store.grasp_retrieval import Evidence
+from tests.fixtures.evaluator import evaluate_once
 
 SUB_QUESTION = "Who directed Jump for Glory?"
 EVIDENCE = [
@@ -20,27 +20,23 @@ EVIDENCE = [
 ]
 
 
-def client(*, last_round: bool, **body: Any) -> LlmClient:
+def client(*, last_round: bool, **body: Any) -> ScriptedChatModel:
     # The rule matches only the prompt of the round it is written for, so a wrong prompt fails.
     marker = "give your best guess" if last_round else r"Sub-question: .*\n(?![\s\S]*last search)"
     rule = ScriptedReply(
         when=[re.escape(f"Sub-question: {SUB_QUESTION}"), marker], reply=json.dumps(body)
     )
-    return LlmClient(model=ScriptedChatModel(rules=[rule]), model_name="scripted", use_cache=False)
+    return ScriptedChatModel(rules=[rule])
 
 
-async def judge(llm: LlmClient, *, last_round: bool = False) -> Any:
-    reply, results = await evaluate(
-        llm,
+async def judge(model: ScriptedChatModel, *, last_round: bool = False) -> Any:
+    reply, results = await evaluate_once(
+        model,
         question="Who is the spouse of the director of Jump for Glory?",
         sub_question=SUB_QUESTION,
-        dependencies=[],
-        observations=[],
         evidence=EVIDENCE,
-        last_round=last_round,
-        max_chars=500,
-        tag=CallTag(node="evaluate"),
         style="guess",
+        last_round=last_round,
     )
     assert len(results) == 1
     return reply

@@ -5,9 +5,9 @@ import re
 from typing import Any
 
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
-from nodes.agent.evaluate import UNKNOWN, evaluate, quote_is_grounded
-from nodes.llm.client import CallTag, LlmClient
+from nodes.agent.evaluate import UNKNOWN, quote_is_grounded
 from store.grasp_retrieval import Evidence
+from tests.fixtures.evaluator import evaluate_once
 
 SUB_QUESTION = "Who directed Jump for Glory?"
 EVIDENCE = [
@@ -21,23 +21,22 @@ EVIDENCE = [
 ]
 
 
-def client(**body: Any) -> LlmClient:
+def client(**body: Any) -> ScriptedChatModel:
     rule = ScriptedReply(when=[re.escape(f"Sub-question: {SUB_QUESTION}")], reply=json.dumps(body))
-    return LlmClient(model=ScriptedChatModel(rules=[rule]), model_name="scripted", use_cache=False)
+    return ScriptedChatModel(rules=[rule])
 
 
-async def judge(llm: LlmClient, *, last_round: bool = False, notes: list[str] | None = None) -> Any:
-    reply, results = await evaluate(
-        llm,
+async def judge(
+    model: ScriptedChatModel, *, last_round: bool = False, notes: list[str] | None = None
+) -> Any:
+    reply, results = await evaluate_once(
+        model,
         question="Who is the spouse of the director of Jump for Glory?",
         sub_question=SUB_QUESTION,
-        dependencies=[],
-        observations=notes or [],
         evidence=EVIDENCE,
-        last_round=last_round,
-        max_chars=500,
-        tag=CallTag(node="evaluate"),
         style="quote",
+        last_round=last_round,
+        notes=notes or [],
     )
     assert len(results) == 1
     return reply
