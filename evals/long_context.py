@@ -11,8 +11,10 @@ from langchain_core.runnables import RunnableConfig
 
 from evals.loaders import LongBenchSample
 from evals.qa_runner import GRAPH_METHODS, NO_PASSAGES, Prepare, QaItem, QaRun
+from graphs.indexing.context import ExtractorName, IndexContext
 from graphs.indexing.corpus_files import SourcePassage
-from graphs.indexing.graph import ExtractorName, IndexContext, IndexState, build_index_graph
+from graphs.indexing.graph import build_index_graph
+from graphs.indexing.state import IndexState
 from graphs.runtime.services import Services
 from store.corpora import add_passages, ensure_corpus
 from store.graph_writes import passages_without_embedding, set_passage_embeddings

@@ -35,7 +35,7 @@ from graphs.cli.bench_methods import (
     time_methods,
 )
 from graphs.cli.bench_names import bench_corpus
-from graphs.indexing.graph import BULK_LOAD_MIN_PASSAGES
+from graphs.indexing.context import BULK_LOAD_MIN_PASSAGES
 from graphs.models.embedders import make_embedder
 from graphs.runtime.settings import Settings
 from nodes.embedding import Embedder, HashingEmbedder

@@ -14,7 +14,8 @@ from langchain_core.runnables import RunnableConfig
 
 from graphs.cli.bench_names import bench_corpus
 from graphs.cli.index import CPU_BATCH_CONCURRENCY
-from graphs.indexing.graph import PASSAGE_EMBEDDING_CHUNK, IndexContext, build_index_graph
+from graphs.indexing.context import IndexContext
+from graphs.indexing.graph import PASSAGE_EMBEDDING_CHUNK, build_index_graph
 from graphs.runtime.settings import Settings
 from nodes.embedding import Embedder
 from nodes.indexing.extract_synthetic import extract_one

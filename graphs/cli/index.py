@@ -14,8 +14,10 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from graphs.indexing.context import ExtractorName, IndexContext
 from graphs.indexing.corpus_files import CorpusFormatError, read_corpus
-from graphs.indexing.graph import ExtractorName, IndexContext, IndexState, build_index_graph
+from graphs.indexing.graph import build_index_graph
+from graphs.indexing.state import IndexState
 from graphs.runtime.settings import Settings
 
 #: Batches in flight for the extractors that make no model call (spaCy, synthetic).

@@ -7,13 +7,12 @@ summary.
 from __future__ import annotations
 
 import asyncio
-import operator
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
@@ -21,11 +20,13 @@ from langgraph.runtime import Runtime
 from langgraph.types import Send
 from sqlalchemy import Engine
 
+from graphs.indexing.context import IndexContext
 from graphs.indexing.corpus_files import read_corpus
+from graphs.indexing.state import BatchTask, IndexState
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, check_corpus_allowed
-from nodes.indexing.extract import LLM_BATCH_SIZE, MAX_PASSAGE_CHARS, LlmExtractor
-from nodes.indexing.extract_spacy import SPACY_BATCH_SIZE, SpacyExtractor
+from nodes.indexing.extract import LlmExtractor
+from nodes.indexing.extract_spacy import SpacyExtractor
 from nodes.indexing.extract_synthetic import SyntheticExtractor
 from nodes.indexing.extraction_types import Extractor, PassageInput
 from nodes.indexing.index_batch import BatchReport, index_batch
@@ -40,109 +41,13 @@ from store.corpora import (
     unstorable_reason,
 )
 from store.deletion import prune_source
-from store.entities import DEFAULT_TYPE_THRESHOLD
-from store.entity_graph_links import SYNONYM_THRESHOLD
 from store.failures import record_failure, reset_failures
 from store.graph_writes import passages_without_embedding, set_passage_embeddings
 from store.ledger import corpus_token_totals
 from store.vector_indexes import build_vector_indexes, start_bulk_load
 
-ExtractorName = Literal["llm", "spacy", "synthetic"]
 #: Passages embedded per embedder call and write when whole passages get their vectors.
 PASSAGE_EMBEDDING_CHUNK = 512
-#: Smallest load that drops the vector indexes and builds them after (see store.vector_indexes).
-BULK_LOAD_MIN_PASSAGES = 1000
-
-
-@dataclass(kw_only=True)
-class IndexContext:
-    """Indexing settings (LangGraph Studio shows and edits these)."""
-
-    extractor: ExtractorName = field(
-        default="llm",
-        metadata={
-            "description": "llm (joint propositions + entities), spacy (sentences + NER, no tokens) or synthetic (benchmarks)"
-        },
-    )
-    batch_size: int = field(
-        default=0,
-        metadata={
-            "description": "passages per extraction call; 0 = the extractor's default "
-            f"(llm {LLM_BATCH_SIZE}, spacy {SPACY_BATCH_SIZE})"
-        },
-    )
-    type_threshold: float = field(
-        default=DEFAULT_TYPE_THRESHOLD,
-        metadata={"description": "type-embedding cosine needed to merge same-named entities"},
-    )
-    synonym_threshold: float = field(
-        default=SYNONYM_THRESHOLD,
-        metadata={"description": "name-embedding cosine from which two entities are synonyms"},
-    )
-    embed_passages: bool = field(
-        default=True,
-        metadata={"description": "also embed whole passages (the dense baselines need them)"},
-    )
-    retry_failed: bool = field(
-        default=False, metadata={"description": "extract passages that failed before once more"}
-    )
-    max_passage_chars: int = field(
-        default=MAX_PASSAGE_CHARS,
-        metadata={"description": "longer passages are extracted alone, in sentence-aligned pieces"},
-    )
-    chat_model: str | None = field(
-        default=None, metadata={"description": "override GRASP_CHAT_MODEL for the llm extractor"}
-    )
-    bulk_load_min_passages: int = field(
-        default=BULK_LOAD_MIN_PASSAGES,
-        metadata={
-            "description": "a load of at least this many passages (and ≥ ½ of the store) builds "
-            "the vector indexes once at the end instead of row by row; 0 = never"
-        },
-    )
-
-    def __post_init__(self) -> None:
-        """Refuse a synonym threshold that is not a cosine, and a negative batch size."""
-        if self.batch_size < 0:
-            raise ValueError(
-                f"batch_size must be 0 (the default) or positive, got {self.batch_size}"
-            )
-        if not 0.0 < self.synonym_threshold <= 1.0:
-            raise ValueError(f"synonym_threshold must be in (0, 1], got {self.synonym_threshold}")
-
-
-def add_reports(left: dict[str, int], right: dict[str, int]) -> dict[str, int]:
-    """Sum counters key by key (parallel batches write here)."""
-    return {key: left.get(key, 0) + right.get(key, 0) for key in {*left, *right}}
-
-
-class IndexState(TypedDict, total=False):
-    """Input: corpus and passages (or a source path). Output: counters and the summary.
-
-    `source` names where the passages come from (the CLI gives the file's resolved path; a
-    `source_path` is its own source). With a source and no `limit`, the corpus is made to mirror
-    it: passages the source held before but no longer has are removed (see `sync_source`).
-    """
-
-    corpus: str
-    passages: list[dict[str, str]]
-    source_path: str
-    source: str
-    limit: int
-    corpus_id: int
-    started_at: float
-    batches: list[list[dict[str, Any]]]
-    counters: Annotated[dict[str, int], add_reports]
-    errors: Annotated[list[str], operator.add]
-    summary: dict[str, Any]
-
-
-class BatchTask(TypedDict):
-    """What one parallel batch receives."""
-
-    corpus_id: int
-    passages: list[dict[str, Any]]
-
 
 IndexGraph = CompiledStateGraph[IndexState, IndexContext, IndexState, IndexState]
 

@@ -5,7 +5,8 @@ from collections.abc import Callable
 import pytest
 from sqlalchemy import Engine, select
 
-from graphs.indexing.graph import IndexContext, build_index_graph
+from graphs.indexing.context import IndexContext
+from graphs.indexing.graph import build_index_graph
 from graphs.runtime.services import Services
 from nodes.embedding import Embedder, HashingEmbedder
 from store.engine import transaction

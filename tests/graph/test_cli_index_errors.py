@@ -16,7 +16,9 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.exc import OperationalError
 
 from graphs.cli.main import main
-from graphs.indexing.graph import IndexContext, IndexState, build_index_graph
+from graphs.indexing.context import IndexContext
+from graphs.indexing.graph import build_index_graph
+from graphs.indexing.state import IndexState
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
 from nodes.indexing.extraction_types import BatchOutcome, PassageInput
 from nodes.indexing.index_batch import index_batch, one_line_error

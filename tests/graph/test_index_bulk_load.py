@@ -8,7 +8,8 @@ import pytest
 from sqlalchemy import Engine
 
 from graphs.cli.bench_index import synthetic_passages
-from graphs.indexing.graph import IndexContext, build_index_graph
+from graphs.indexing.context import IndexContext
+from graphs.indexing.graph import build_index_graph
 from graphs.models.scripted_model import ScriptedChatModel
 from graphs.runtime.services import Services
 from nodes.embedding import HashingEmbedder

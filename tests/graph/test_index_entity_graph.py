@@ -3,7 +3,7 @@
 import pytest
 from sqlalchemy import Engine
 
-from graphs.indexing.graph import IndexContext
+from graphs.indexing.context import IndexContext
 from graphs.models.scripted_model import ScriptedChatModel
 from store.corpora import corpus_id
 from store.entity_graph import graph_version, load_graph_edges

@@ -4,8 +4,9 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, func, select
 
+from graphs.indexing.context import IndexContext
 from graphs.indexing.corpus_files import read_corpus
-from graphs.indexing.graph import IndexContext, build_index_graph
+from graphs.indexing.graph import build_index_graph
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
 from graphs.runtime.services import Services
 from graphs.runtime.settings import Settings

@@ -13,7 +13,9 @@ import numpy as np
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import aliased
 
-from graphs.indexing.graph import IndexContext, IndexState, build_index_graph
+from graphs.indexing.context import IndexContext
+from graphs.indexing.graph import build_index_graph
+from graphs.indexing.state import IndexState
 from graphs.models.scripted_model import ScriptedChatModel
 from nodes.retrieval.corpus_graph import corpus_graph
 from store.corpora import add_passages, corpus_id

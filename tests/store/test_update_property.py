@@ -17,7 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine, select
 
-from graphs.indexing.graph import IndexContext, IndexGraph, IndexState, build_index_graph
+from graphs.indexing.context import IndexContext
+from graphs.indexing.graph import IndexGraph, build_index_graph
+from graphs.indexing.state import IndexState
 from graphs.models.scripted_model import ScriptedChatModel
 from store.corpora import corpus_id, delete_corpus
 from store.deletion import delete_passage_id, delete_titled, prune_source

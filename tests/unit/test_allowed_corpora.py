@@ -85,7 +85,8 @@ async def test_peer_graphs_refuse_it_too(engine: Engine, database_url: str, meth
 async def test_indexing_refuses_a_corpus_outside_the_list(
     engine: Engine, database_url: str
 ) -> None:
-    from graphs.indexing.graph import IndexContext, build_index_graph
+    from graphs.indexing.context import IndexContext
+    from graphs.indexing.graph import build_index_graph
     from store.corpora import CorpusNotFound, corpus_id
 
     svc = services(engine, database_url, [])
