@@ -6,8 +6,9 @@ from collections.abc import Sequence
 
 from sqlalchemy import Engine
 
+from store.bm25 import bm25_passages
 from store.engine import transaction
-from store.retrieval import FloatVector, PassageText, bm25_passages, dense_passages, passage_texts
+from store.retrieval import FloatVector, PassageText, dense_passages, passage_texts
 from store.scoring import top_k
 
 

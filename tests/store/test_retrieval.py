@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine, select, text
 
+from store.bm25 import bm25_passages, bm25_propositions
 from store.corpora import add_passages, ensure_corpus
 from store.engine import transaction
 from store.graph_writes import (
@@ -37,8 +38,6 @@ from store.grasp_retrieval import PassageHit, RetrievalParams, search_entities, 
 from store.models import Corpus, Entity, Proposition
 from store.retrieval import (
     DENSE_PROPOSITIONS,
-    bm25_passages,
-    bm25_propositions,
     dense_propositions,
     hybrid_candidates,
     proposition_texts,
