@@ -31,8 +31,15 @@ class PeerContext:
         default=1500,
         metadata={"description": "passages shown to the model are cut to this many characters"},
     )
+    prompt_chars: int = field(
+        default=0,
+        metadata={
+            "description": "all passages of one prompt fit in this many characters (each cut "
+            "shorter when there are many; for small context windows); 0 = no limit"
+        },
+    )
 
     def __post_init__(self) -> None:
-        at_least(self, 0, "max_passage_chars")
+        at_least(self, 0, "max_passage_chars", "prompt_chars")
         if not self.corpus.strip():
             raise ValueError("corpus must name an indexed corpus")

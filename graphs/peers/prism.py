@@ -28,6 +28,7 @@ from graphs.peers.steps import PeerSteps, call_tag, fetch_passages
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider
 from nodes.llm.client import LlmResult, MalformedOutput
+from nodes.peers.answer import passage_cut
 from nodes.peers.decompose import decompose
 from nodes.peers.prism import add_evidence, select_evidence
 from store.passage_search import ranked_dense_passages
@@ -44,6 +45,15 @@ class PrismContext(PeerContext):
         metadata={"description": "dense passages fetched for the question and each sub-question"},
     )
     max_rounds: int = field(default=3, metadata={"description": "N: most Selector ↔ Adder rounds"})
+    # Not the paper's (it had large windows): a 4-hop question's pool of up to 100 passages
+    # overflowed the local model's 8,192 tokens; 16,000 characters are about 4,000 tokens.
+    prompt_chars: int = field(
+        default=16_000,
+        metadata={
+            "description": "the Selector's, Adder's and answer's passages fit in this many "
+            "characters together (each cut shorter when there are many); 0 = no limit"
+        },
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -176,7 +186,9 @@ class PrismNodes:
                 candidates=candidates,
                 kept=kept_numbers(state),
                 offered=offered,
-                max_chars=context.max_passage_chars,
+                max_chars=passage_cut(
+                    context.max_passage_chars, context.prompt_chars, len(candidates)
+                ),
                 tag=call_tag(node, state, round_),
             )
         except MalformedOutput as exc:

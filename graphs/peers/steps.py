@@ -16,7 +16,7 @@ from graphs.peers.state import PeerState
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import Wiring, run_id
 from nodes.llm.client import CallTag
-from nodes.peers.answer import answer_from_passages
+from nodes.peers.answer import answer_from_passages, passage_cut
 from store.corpora import corpus_id
 from store.passage_search import passages_by_id
 from store.retrieval import PassageText
@@ -97,7 +97,7 @@ class PeerSteps(Generic[C]):
             question=state["question"],
             passages=passages,
             notes=state.get("notes", []),
-            max_chars=context.max_passage_chars,
+            max_chars=passage_cut(context.max_passage_chars, context.prompt_chars, len(passages)),
             tag=call_tag("answer", state),
         )
         update: dict[str, Any] = {

@@ -66,6 +66,18 @@ def cut(text: str, limit: int) -> str:
     return text if limit <= 0 or len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def passage_cut(max_chars: int, budget: int, count: int) -> int:
+    """Each of `count` passages' cut: `max_chars` (0: none), lowered so that they fit in `budget`.
+
+    A small model's context window holds a few thousand tokens; PRISM's pool of twenty passages
+    per query can hold a hundred. `budget` = 0 keeps `max_chars`.
+    """
+    if budget <= 0 or count <= 0:
+        return max_chars
+    share = max(budget // count, 1)
+    return share if max_chars <= 0 else min(max_chars, share)
+
+
 def passages_block(passages: Sequence[PassageText], max_chars: int = 0) -> str:
     """Numbered passages, title then text, each cut to `max_chars`."""
     if not passages:

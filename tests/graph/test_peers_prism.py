@@ -5,6 +5,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from graphs.peers.prism import PrismState, kept_numbers, not_kept, with_kept
+from nodes.peers.answer import passage_cut
 from nodes.peers.prism import chosen
 from tests.fixtures.films import services
 from tests.fixtures.peers import (
@@ -113,6 +114,40 @@ async def test_prism_runs_at_most_max_rounds(engine: Engine, database_url: str) 
     state, nodes = await run_peer("prism", svc, QUESTION, thread="one", max_rounds=1)
     assert nodes == ["start", "analyze", "gather", "select", "add", "answer"]
     assert state["kept"] == [ids["Blue Harbor"], ids["Tomas Reyd"]]
+
+
+async def test_a_prompt_budget_cuts_every_shown_passage(engine: Engine, database_url: str) -> None:
+    # 4 candidates in 100 characters: 25 each ("Blue Harbor is a 1998 dr…"), for the agents and then
+    # for the answer, which reads the one kept passage in the whole budget (max_passage_chars 60).
+    films_with_graph(engine)
+    rules = [
+        rule(DECOMPOSE, f"Question: {QUESTION}", reply={"sub_questions": SUBS}),
+        rule(SELECTOR, "[1] Blue Harbor: Blue Harbor is a 1998 dr…\n", reply={"keep": [1]}),
+        rule(
+            ADDER, "Kept so far:\n[1] Blue Harbor: Blue Harbor is a 1998 dr…\n", reply={"add": []}
+        ),
+        rule(ANSWER, reply={"answer": "Lisbon"}),
+    ]
+    svc = services(engine, database_url, rules)
+    state, nodes = await run_peer(
+        "prism", svc, QUESTION, prompt_chars=100, max_passage_chars=60, max_rounds=1
+    )
+    assert nodes == ["start", "analyze", "gather", "select", "add", "answer"]
+    assert state["final_answer"] == "Lisbon"
+    answer_prompt = prompts(svc)[-1]
+    assert "Blue Harbor is a 1998 drama film" in answer_prompt  # 60 characters, not 25
+    text_line = next(
+        line for line in answer_prompt.split("\n") if line.startswith("Blue Harbor is")
+    )
+    assert 25 < len(text_line) <= 60 and text_line.endswith("…")
+
+
+def test_passage_cut_shares_the_budget() -> None:
+    assert passage_cut(1500, 16_000, 4) == 1500  # the budget does not bind
+    assert passage_cut(1500, 16_000, 100) == 160
+    assert passage_cut(0, 100, 3) == 33  # no per-passage cut: the share alone
+    assert passage_cut(1500, 0, 100) == 1500  # no budget
+    assert passage_cut(200, 10, 100) == 1  # never a cut of 0, which means "no cut"
 
 
 def test_the_selector_and_adder_merge_on_a_hand_made_candidate_set() -> None:
