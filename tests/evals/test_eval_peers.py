@@ -173,7 +173,7 @@ async def test_self_ask_eval_lines_tokens_and_causes(
     assert chain["settings"] == {
         "method": "self-ask",
         "model": "scripted",
-        "self-ask": {"chat_model": None, "max_passage_chars": 1500, "k": 1},
+        "self-ask": {"chat_model": None, "max_passage_chars": 1500, "prompt_chars": 0, "k": 1},
     }
     assert summaries[0].tokens == sum(t[0] + t[1] for t in (chain_tally, compare_tally))
     # The line's thread holds the self-ask run: `grasp show` and Studio open it.

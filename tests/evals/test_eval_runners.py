@@ -264,7 +264,7 @@ async def test_dense_and_closed_book_baselines(
     assert lines[0]["settings"] == {
         "method": "dense",
         "model": "scripted",
-        "dense": {"chat_model": None, "max_passage_chars": 1500, "k": 5},
+        "dense": {"chat_model": None, "max_passage_chars": 1500, "prompt_chars": 0, "k": 5},
     }
     # Each line's run is checkpointed under its thread, with the dense graph's state.
     async with open_checkpointer(database_url) as saver:
