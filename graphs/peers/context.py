@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from nodes.peers.answer import passage_cut
+
 
 def at_least(context: object, minimum: int, *names: str) -> None:
     """Refuse any named field below `minimum` (user input reaches a context from Studio and the CLI)."""
@@ -38,6 +40,10 @@ class PeerContext:
             "shorter when there are many; for small context windows); 0 = no limit"
         },
     )
+
+    def passage_chars(self, count: int) -> int:
+        """The cut of each of `count` passages shown in one prompt (max_passage_chars, or less)."""
+        return passage_cut(self.max_passage_chars, self.prompt_chars, count)
 
     def __post_init__(self) -> None:
         at_least(self, 0, "max_passage_chars", "prompt_chars")

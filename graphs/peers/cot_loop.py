@@ -92,7 +92,7 @@ def build_cot_loop(
                 question=state["question"],
                 passages=passages,
                 thoughts=thoughts,
-                max_chars=context.max_passage_chars,
+                max_chars=context.passage_chars(len(passages)),
                 tag=call_tag("think", state, step),
             )
         except MalformedOutput as exc:

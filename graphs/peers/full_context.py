@@ -113,7 +113,7 @@ def build_full_context_graph(
         spec = context.chat_model or svc.settings.chat_model
         window = context.window_tokens or model_window(spec, svc.llm)
         prompt = WITH_PASSAGES + answer_prompt(
-            state["question"], passages, [], context.max_passage_chars
+            state["question"], passages, [], context.passage_chars(len(passages))
         )
         update: dict[str, Any] = {"passages": [p.id for p in passages]}
         refusal = too_long(estimated_tokens(prompt), window, svc.llm.model_name)

@@ -28,7 +28,6 @@ from graphs.peers.steps import PeerSteps, call_tag, fetch_passages
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider
 from nodes.llm.client import LlmResult, MalformedOutput
-from nodes.peers.answer import passage_cut
 from nodes.peers.decompose import decompose
 from nodes.peers.prism import add_evidence, select_evidence
 from store.passage_search import ranked_dense_passages
@@ -186,9 +185,7 @@ class PrismNodes:
                 candidates=candidates,
                 kept=kept_numbers(state),
                 offered=offered,
-                max_chars=passage_cut(
-                    context.max_passage_chars, context.prompt_chars, len(candidates)
-                ),
+                max_chars=context.passage_chars(len(candidates)),
                 tag=call_tag(node, state, round_),
             )
         except MalformedOutput as exc:

@@ -105,12 +105,13 @@ class SelfAskNodes:
         ids = await asyncio.to_thread(
             ranked_dense_passages, services.engine, corpus, vector, context.k
         )
+        passages = await fetch_passages(services, ids)
         outcome = await answer_from_passages(
             services.llm,
             question=question,
-            passages=await fetch_passages(services, ids),
+            passages=passages,
             notes=state.get("notes", []),
-            max_chars=context.max_passage_chars,
+            max_chars=context.passage_chars(len(passages)),
             tag=call_tag("ask_next", state, index + 1),
         )
         answer = outcome.answer or UNKNOWN

@@ -16,7 +16,7 @@ from graphs.peers.state import PeerState
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import Wiring, run_id
 from nodes.llm.client import CallTag
-from nodes.peers.answer import answer_from_passages, passage_cut
+from nodes.peers.answer import answer_from_passages
 from store.corpora import corpus_id
 from store.passage_search import passages_by_id
 from store.retrieval import PassageText
@@ -89,7 +89,7 @@ class PeerSteps(Generic[C]):
         return await asyncio.to_thread(retriever, services, corpus, query, context)
 
     async def answer(self, state: PeerState, runtime: Runtime[C]) -> dict[str, Any]:
-        """One answer call over the passages in state (cut to max_passage_chars) and the notes."""
+        """One answer call over the passages in state (cut by `passage_chars`) and the notes."""
         context, services = await self.wiring.resolve(runtime)
         passages = await fetch_passages(services, state.get("passages", []))
         outcome = await answer_from_passages(
@@ -97,7 +97,7 @@ class PeerSteps(Generic[C]):
             question=state["question"],
             passages=passages,
             notes=state.get("notes", []),
-            max_chars=passage_cut(context.max_passage_chars, context.prompt_chars, len(passages)),
+            max_chars=context.passage_chars(len(passages)),
             tag=call_tag("answer", state),
         )
         update: dict[str, Any] = {

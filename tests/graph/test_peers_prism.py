@@ -4,7 +4,8 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from graphs.peers.prism import PrismState, kept_numbers, not_kept, with_kept
+from graphs.peers.prism import PrismContext, PrismState, kept_numbers, not_kept, with_kept
+from graphs.peers.self_ask import SelfAskContext
 from nodes.peers.answer import passage_cut
 from nodes.peers.prism import chosen
 from tests.fixtures.films import services
@@ -148,6 +149,10 @@ def test_passage_cut_shares_the_budget() -> None:
     assert passage_cut(0, 100, 3) == 33  # no per-passage cut: the share alone
     assert passage_cut(1500, 0, 100) == 1500  # no budget
     assert passage_cut(200, 10, 100) == 1  # never a cut of 0, which means "no cut"
+    # Every peer's prompts cut through its Context: PRISM has a budget by default, the others none.
+    assert PrismContext(corpus="films").passage_chars(100) == 160
+    assert SelfAskContext(corpus="films").passage_chars(100) == 1500
+    assert SelfAskContext(corpus="films", prompt_chars=3000).passage_chars(100) == 30
 
 
 def test_the_selector_and_adder_merge_on_a_hand_made_candidate_set() -> None:
