@@ -17,6 +17,7 @@ EntitySelection = Literal["llm", "off"]
 EvidenceKind = Literal["passages", "propositions"]
 Retrieval = Literal["grasp", "dense"]
 Planner = Literal["on", "off"]
+Synthesis = Literal["findings", "reader"]
 SWITCHES = {
     "passage_scoring": PassageScoring,
     "entity_selection": EntitySelection,
@@ -25,6 +26,7 @@ SWITCHES = {
     "planner": Planner,
     "plan_format": PlanFormat,
     "evaluator": EvaluatorStyle,
+    "synthesis": Synthesis,
 }
 
 
@@ -154,6 +156,21 @@ class GraspContext:
             "best guess if need be, and whether the evidence states it; DONE when it does)"
         },
     )
+    synthesis: Synthesis = field(
+        default="findings",
+        metadata={
+            "description": "final answer: findings (from the hop answers, as in the paper; see "
+            "synthesis_passages) or reader (the peers' reader, which never refuses, reads the "
+            "hops' best passages with the hop answers as notes)"
+        },
+    )
+    reader_passages: int = field(
+        default=5,
+        metadata={
+            "description": "synthesis=reader: passages it reads, taken in turn from each hop's "
+            "best (the dense peer reads 5)"
+        },
+    )
     synthesis_passages: int = field(
         default=0,
         metadata={
@@ -189,6 +206,7 @@ class GraspContext:
             "k_entities_unselected",
             "k_passages",
             "adaptive_k_window",
+            "reader_passages",
         )
         for name in (*at_least_one, "prior_passages"):
             if getattr(self, name) < 1:
@@ -207,6 +225,8 @@ class GraspContext:
             if getattr(self, name) not in get_args(kind):
                 choices = " | ".join(get_args(kind))
                 raise ValueError(f"{name} must be one of {choices}, not {getattr(self, name)!r}")
+        if self.synthesis == "reader" and self.evidence != "passages":
+            raise ValueError("synthesis=reader reads passages: it needs evidence=passages")
 
     def retrieval_params(self) -> RetrievalParams:
         """The store's retrieval numbers for this run."""

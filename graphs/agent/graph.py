@@ -33,7 +33,7 @@ from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, run_id
 from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.plan import PlanRejected, make_plan
 from nodes.agent.plan_dag import ready, substitute
-from nodes.agent.synthesize import synthesize
+from nodes.agent.synthesize import read_final_answer, reading_order, synthesize
 from nodes.llm.client import CallTag, LlmResult, MalformedOutput
 from store.corpora import corpus_id
 from store.passage_search import passages_by_id
@@ -65,10 +65,17 @@ def sub_agent_input(
 
 
 async def hop_passage_texts(
-    services: Services, hop_passages: Mapping[int, list[int]]
+    services: Services, hop_passages: Mapping[int, list[int]], context: GraspContext
 ) -> list[PassageText]:
-    """The passages the hop answers were read from, in hop order, each once."""
-    ids = list(dict.fromkeys(pid for k in sorted(hop_passages) for pid in hop_passages[k]))
+    """The hops' passages the final answer reads, each once.
+
+    The reader takes them in turn from each hop, up to `reader_passages`; the findings synthesis
+    takes each hop's in hop order.
+    """
+    if context.synthesis == "reader":
+        ids = reading_order(hop_passages, context.reader_passages)
+    else:
+        ids = list(dict.fromkeys(pid for k in sorted(hop_passages) for pid in hop_passages[k]))
     return await asyncio.to_thread(passages_by_id, services.engine, ids) if ids else []
 
 
@@ -161,7 +168,7 @@ class ParentNodes:
         """
         context, services = await self.wiring.resolve(runtime)
         answers = state.get("answers", {})
-        passages = await hop_passage_texts(services, state.get("hop_passages", {}))
+        passages = await hop_passage_texts(services, state.get("hop_passages", {}), context)
         chain = [
             (substitute(sq["text"], answers), answers.get(sq["index"], UNKNOWN))
             for sq in state.get("sub_questions", [])
@@ -171,15 +178,25 @@ class ParentNodes:
         deltas = AnswerDeltas(stream_writer())
         try:
             with deltas.listening():
-                reply, results = await synthesize(
-                    services.llm,
-                    question=state["question"],
-                    plan=state.get("plan", ""),
-                    chain=chain,
-                    tag=tag,
-                    passages=passages,
-                    max_chars=context.max_passage_chars,
-                )
+                if context.synthesis == "reader":
+                    reply, results = await read_final_answer(
+                        services.llm,
+                        question=state["question"],
+                        chain=chain,
+                        passages=passages,
+                        tag=tag,
+                        max_chars=context.max_passage_chars,
+                    )
+                else:
+                    reply, results = await synthesize(
+                        services.llm,
+                        question=state["question"],
+                        plan=state.get("plan", ""),
+                        chain=chain,
+                        tag=tag,
+                        passages=passages,
+                        max_chars=context.max_passage_chars,
+                    )
             answer, why = reply.answer, reply.justification
         except MalformedOutput as exc:
             log.warning("synthesis reply unusable (%s); giving the last sub-answer", exc)

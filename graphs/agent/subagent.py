@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -13,6 +14,7 @@ from langgraph.runtime import Runtime
 from graphs.agent.context import GraspContext
 from graphs.agent.progress import emit
 from graphs.agent.state import (
+    Evidence,
     Observation,
     ObservationLog,
     SubAgentInput,
@@ -34,6 +36,14 @@ log = logging.getLogger(__name__)
 def failed_calls(error: MalformedOutput) -> list[LlmResult]:
     """The calls behind a reply that never parsed, when the client attached them."""
     return list(getattr(error, "results", []))
+
+
+def kept_for_synthesis(context: GraspContext, evidence: Sequence[Evidence]) -> list[int]:
+    """The ids of the hop's best passages the final answer will read (none by default)."""
+    if context.evidence != "passages":
+        return []
+    count = context.reader_passages if context.synthesis == "reader" else context.synthesis_passages
+    return [item["id"] for item in evidence[:count]]
 
 
 def agent_tag(node: str, state: SubAgentState, iteration: int) -> CallTag:
@@ -194,9 +204,9 @@ class SubAgentNodes:
         if reply.action == "DONE":
             update["answer"] = reply.answer
             update["answers"] = {state["index"]: reply.answer}
-            if context.synthesis_passages > 0 and context.evidence == "passages":
-                shown = state.get("evidence", [])[: context.synthesis_passages]
-                update["hop_passages"] = {state["index"]: [item["id"] for item in shown]}
+            kept = kept_for_synthesis(context, state.get("evidence", []))
+            if kept:
+                update["hop_passages"] = {state["index"]: kept}
             emit("hop_done", index=state["index"], answer=reply.answer)
         else:
             update["iteration"] = iteration + 1

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from nodes.agent.evaluate import truncate
-from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
+from nodes.agent.evaluate import UNKNOWN, truncate
+from nodes.llm.client import CallTag, LlmClient, LlmResult, MalformedOutput, system_and_user
 from nodes.llm.reply import replay
+from nodes.peers.answer import WITH_PASSAGES, AnswerReply, answer_prompt
 from store.retrieval import PassageText
 
 SYSTEM = """\
@@ -103,3 +104,45 @@ async def synthesize(
     if results and results[-1].cached:
         await replay(results[-1].text)
     return reply, results
+
+
+def reading_order(hop_passages: Mapping[int, Sequence[int]], limit: int) -> list[int]:
+    """Passage ids taken in turn from each hop's ranked list (hops in order), each once, ≤ `limit`.
+
+    In turn, not hop after hop: with five passages and two hops the second hop's best passage
+    must not be crowded out by the first hop's fourth.
+    """
+    lists = [hop_passages[k] for k in sorted(hop_passages)]
+    order: dict[int, None] = {}
+    for rank in range(max((len(ids) for ids in lists), default=0)):
+        for ids in lists:
+            if rank < len(ids) and len(order) < limit:
+                order.setdefault(ids[rank])
+    return list(order)
+
+
+async def read_final_answer(
+    llm: LlmClient,
+    *,
+    question: str,
+    chain: Sequence[tuple[str, str]],
+    passages: Sequence[PassageText],
+    tag: CallTag,
+    max_chars: int = 0,
+) -> tuple[SynthesisReply, list[LlmResult]]:
+    """The final answer read from the hops' passages by the peers' reader (`synthesis=reader`).
+
+    The same prompt the dense, BM25 and PropRAG peers answer with, so a comparison with them
+    differs in retrieval alone; it never refuses. The hop answers that were found go in as notes.
+    """
+    notes = [f"{sub} → {answer}" for sub, answer in chain if answer != UNKNOWN]
+    user = answer_prompt(question, passages, notes, max_chars)
+    reply, results = await llm.complete_json(system_and_user(WITH_PASSAGES, user), AnswerReply, tag)
+    if results and results[-1].cached:
+        await replay(results[-1].text)
+    if not reply.answer.strip():
+        error = MalformedOutput("the reader's answer is empty", results[-1].text if results else "")
+        error.results = list(results)
+        raise error
+    why = f"read from {len(passages)} passages of the hops, the hop answers as notes"
+    return SynthesisReply(answer=reply.answer, justification=why), results

@@ -1,11 +1,22 @@
 """`synthesis_passages`: the final answer also reads the passages the hop answers came from."""
 
+import pytest
 from sqlalchemy import Engine, select
 
+from graphs.agent.context import GraspContext
 from graphs.models.scripted_model import ScriptedChatModel
+from nodes.agent.synthesize import reading_order
 from store.engine import transaction
 from store.models import Passage
-from tests.fixtures.films import SYNTHESIZE, build_corpus, chain_rules, rule, run, services
+from tests.fixtures.films import (
+    READER,
+    SYNTHESIZE,
+    build_corpus,
+    chain_rules,
+    rule,
+    run,
+    services,
+)
 
 QUESTION = "Where was the director of Blue Harbor born?"
 
@@ -50,3 +61,49 @@ async def test_by_default_the_final_answer_reads_only_the_hop_answers(
     prompt = synthesis_prompt(svc.llm.model)
     assert "Passages:" not in prompt and "trust the passage" not in prompt
     assert state["final_answer"] == "Lisbon"
+
+
+async def test_the_reader_reads_the_hops_best_passages_in_turn_with_the_answers_as_notes(
+    engine: Engine, database_url: str
+) -> None:
+    ids = build_corpus(engine)
+    with transaction(engine) as session:
+        titles = {pid: title for pid, title in session.execute(select(Passage.id, Passage.title))}
+    reader = rule(
+        READER,
+        "Notes:\n- Who directed Blue Harbor? → Tomas Reyd\n- Where was Tomas Reyd born? → Lisbon",
+        "Passages:\n[1] Blue Harbor\nBlue Harbor is a 1998 drama film",
+        "\n\n[2] Tomas Reyd\nTomas Reyd is a film director.",
+        "Question: Where was the director of Blue Harbor born?",
+        reply={"answer": "Lisbon"},
+    )
+    # The paper's synthesis must not be asked: only the reader's rule may answer.
+    rules = [r for r in chain_rules(ids) if SYNTHESIZE not in r.when[0].replace("\\", "")]
+    svc = services(engine, database_url, [reader, *rules])
+    state, _ = await run(svc, QUESTION, thread="reader-1", synthesis="reader", reader_passages=3)
+
+    hops = state["hop_passages"]
+    assert sorted(hops) == [1, 2] and all(1 <= len(hops[k]) <= 3 for k in hops)
+    assert [titles[hops[1][0]], titles[hops[2][0]]] == ["Blue Harbor", "Tomas Reyd"]
+    assert state["final_answer"] == "Lisbon"
+    assert isinstance(svc.llm.model, ScriptedChatModel)
+    prompt = next(p for p in svc.llm.model.prompts if READER in p)
+    assert not any(SYNTHESIZE in p for p in svc.llm.model.prompts)
+    shown = [line.split("] ", 1)[1] for line in prompt.splitlines() if line.startswith("[")]
+    # In turn from each hop, each passage once (hop 2's second is hop 1's best here).
+    assert [titles[pid] for pid in reading_order(hops, 3)] == shown == ["Blue Harbor", "Tomas Reyd"]
+    assert state["justification"].startswith("read from 2 passages")
+
+
+def test_reading_order_takes_each_hops_passages_in_turn_each_once() -> None:
+    assert reading_order({2: [7, 8], 1: [5, 7, 9]}, 4) == [5, 7, 8, 9]
+    assert reading_order({1: [5, 6, 7], 2: [8]}, 3) == [5, 8, 6]
+    assert reading_order({1: [5]}, 5) == [5]
+    assert reading_order({}, 5) == []
+
+
+def test_the_reader_needs_passage_evidence() -> None:
+    with pytest.raises(ValueError, match="synthesis=reader"):
+        GraspContext(synthesis="reader", evidence="propositions")
+    with pytest.raises(ValueError, match="reader_passages"):
+        GraspContext(reader_passages=0)
