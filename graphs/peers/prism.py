@@ -44,6 +44,14 @@ class PrismContext(PeerContext):
         metadata={"description": "dense passages fetched for the question and each sub-question"},
     )
     max_rounds: int = field(default=3, metadata={"description": "N: most Selector ↔ Adder rounds"})
+    # Not the paper's: a bound for small models, which otherwise list every number they are shown.
+    max_picks: int = field(
+        default=10,
+        metadata={
+            "description": "most passages one Selector or Adder reply may name (the local model "
+            "is held to it by its grammar)"
+        },
+    )
     # Not the paper's (it had large windows): a 4-hop question's pool of up to 100 passages
     # overflowed the local model's 8,192 tokens; 16,000 characters are about 4,000 tokens.
     prompt_chars: int = field(
@@ -56,7 +64,7 @@ class PrismContext(PeerContext):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        at_least(self, 1, "candidates_per_query", "max_rounds")
+        at_least(self, 1, "candidates_per_query", "max_rounds", "max_picks")
 
 
 class PrismState(PeerState, total=False):
@@ -186,6 +194,7 @@ class PrismNodes:
                 kept=kept_numbers(state),
                 offered=offered,
                 max_chars=context.passage_chars(len(candidates)),
+                most=context.max_picks,
                 tag=call_tag(node, state, round_),
             )
         except MalformedOutput as exc:

@@ -7,6 +7,7 @@ candidate list, and reply with numbers; numbers outside what they were shown are
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -78,10 +79,26 @@ def evidence_prompt(
     )
 
 
-def chosen(numbers: Sequence[int], offered: Sequence[int]) -> list[int]:
-    """The offered numbers the reply named, in candidate order, each once."""
-    named = set(numbers)
+def chosen(numbers: Sequence[int], offered: Sequence[int], most: int) -> list[int]:
+    """The first `most` offered numbers the reply named, in candidate order, each once."""
+    allowed = set(offered)
+    named = {n for n in list(dict.fromkeys(n for n in numbers if n in allowed))[:most]}
     return [n for n in offered if n in named]
+
+
+def numbers_schema(key: str, offered: Sequence[int], most: int) -> dict[str, Any]:
+    """JSON schema of a reply naming at most `most` of the offered numbers.
+
+    llama.cpp turns it into a grammar. Without the bound the 1.5B local model listed number
+    after number until its output cap, so every such reply was cut mid-list and unusable (and
+    re-asked, at 1,024 output tokens each time).
+    """
+    numbers = {"type": "array", "items": {"type": "integer", "enum": list(offered)}}
+    return {
+        "type": "object",
+        "properties": {key: {**numbers, "maxItems": most}},
+        "required": [key],
+    }
 
 
 async def select_evidence(
@@ -93,12 +110,18 @@ async def select_evidence(
     kept: Sequence[int],
     offered: Sequence[int],
     max_chars: int,
+    most: int,
     tag: CallTag,
 ) -> tuple[list[int], list[LlmResult]]:
     """The Selector: which offered candidates (1-based numbers) directly support the question."""
     user = evidence_prompt(question, sub_questions, candidates, kept, offered, max_chars)
-    reply, results = await llm.complete_json(system_and_user(SELECTOR, user), SelectorReply, tag)
-    return chosen(reply.keep, offered), results
+    reply, results = await llm.complete_json(
+        system_and_user(SELECTOR, user),
+        SelectorReply,
+        tag,
+        json_schema=numbers_schema("keep", offered, most),
+    )
+    return chosen(reply.keep, offered, most), results
 
 
 async def add_evidence(
@@ -110,9 +133,15 @@ async def add_evidence(
     kept: Sequence[int],
     offered: Sequence[int],
     max_chars: int,
+    most: int,
     tag: CallTag,
 ) -> tuple[list[int], list[LlmResult]]:
     """The Adder: which remaining candidates fill a gap the kept passages leave."""
     user = evidence_prompt(question, sub_questions, candidates, kept, offered, max_chars)
-    reply, results = await llm.complete_json(system_and_user(ADDER, user), AdderReply, tag)
-    return chosen(reply.add, offered), results
+    reply, results = await llm.complete_json(
+        system_and_user(ADDER, user),
+        AdderReply,
+        tag,
+        json_schema=numbers_schema("add", offered, most),
+    )
+    return chosen(reply.add, offered, most), results

@@ -160,7 +160,7 @@ def test_the_selector_and_adder_merge_on_a_hand_made_candidate_set() -> None:
     assert not_kept(state) == [1, 2, 4]
     assert kept_numbers(state) == [3]
     # Named numbers count once, in candidate order, and only where they were offered.
-    assert chosen([4, 4, 3, 7, 1], offered=[1, 2, 4]) == [1, 4]
+    assert chosen([4, 4, 3, 7, 1], offered=[1, 2, 4], most=10) == [1, 4]
     assert with_kept(state, [4, 1]) == [10, 30, 40]
     assert with_kept(state, []) == [30]
     assert with_kept({"candidates": [10, 20], "kept": [20]}, [1, 2]) == [10, 20]
