@@ -171,6 +171,13 @@ class GraspContext:
             "best (the dense peer reads 5)"
         },
     )
+    reader_notes: bool = field(
+        default=True,
+        metadata={
+            "description": "synthesis=reader: the hop answers go in as notes (off: it reads the "
+            "passages alone, as the dense peer does)"
+        },
+    )
     synthesis_passages: int = field(
         default=0,
         metadata={

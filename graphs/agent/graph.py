@@ -186,6 +186,7 @@ class ParentNodes:
                         passages=passages,
                         tag=tag,
                         max_chars=context.max_passage_chars,
+                        notes=context.reader_notes,
                     )
                 else:
                     reply, results = await synthesize(

@@ -129,14 +129,16 @@ async def read_final_answer(
     passages: Sequence[PassageText],
     tag: CallTag,
     max_chars: int = 0,
+    notes: bool = True,
 ) -> tuple[SynthesisReply, list[LlmResult]]:
     """The final answer read from the hops' passages by the peers' reader (`synthesis=reader`).
 
     The same prompt the dense, BM25 and PropRAG peers answer with, so a comparison with them
-    differs in retrieval alone; it never refuses. The hop answers that were found go in as notes.
+    differs in retrieval alone; it never refuses. With `notes`, the hop answers that were found
+    go in as notes.
     """
-    notes = [f"{sub} → {answer}" for sub, answer in chain if answer != UNKNOWN]
-    user = answer_prompt(question, passages, notes, max_chars)
+    shown = [f"{sub} → {answer}" for sub, answer in chain if answer != UNKNOWN] if notes else []
+    user = answer_prompt(question, passages, shown, max_chars)
     reply, results = await llm.complete_json(system_and_user(WITH_PASSAGES, user), AnswerReply, tag)
     if results and results[-1].cached:
         await replay(results[-1].text)
@@ -144,5 +146,7 @@ async def read_final_answer(
         error = MalformedOutput("the reader's answer is empty", results[-1].text if results else "")
         error.results = list(results)
         raise error
-    why = f"read from {len(passages)} passages of the hops, the hop answers as notes"
+    why = f"read from {len(passages)} passages of the hops" + (
+        ", the hop answers as notes" if shown else ""
+    )
     return SynthesisReply(answer=reply.answer, justification=why), results

@@ -107,3 +107,24 @@ def test_the_reader_needs_passage_evidence() -> None:
         GraspContext(synthesis="reader", evidence="propositions")
     with pytest.raises(ValueError, match="reader_passages"):
         GraspContext(reader_passages=0)
+
+
+async def test_without_notes_the_reader_reads_the_passages_alone(
+    engine: Engine, database_url: str
+) -> None:
+    ids = build_corpus(engine)
+    reader = rule(
+        READER,
+        "Passages:\n[1] Blue Harbor\n",
+        "Question: Where was the director of Blue Harbor born?",
+        reply={"answer": "Lisbon"},
+    )
+    rules = [r for r in chain_rules(ids) if SYNTHESIZE not in r.when[0].replace("\\", "")]
+    svc = services(engine, database_url, [reader, *rules])
+    state, _ = await run(svc, QUESTION, thread="reader-2", synthesis="reader", reader_notes=False)
+
+    assert state["final_answer"] == "Lisbon"
+    assert state["justification"] == "read from 2 passages of the hops"
+    assert isinstance(svc.llm.model, ScriptedChatModel)
+    prompt = next(p for p in svc.llm.model.prompts if READER in p)
+    assert "Notes:" not in prompt and "→" not in prompt
