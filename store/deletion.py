@@ -5,9 +5,10 @@ synonym linker hold), so it never interleaves with an indexer writing the same c
 passage row cascades, through the schema's foreign keys, to its units, their entity–unit edges and
 co-occurrence rows, its containment rows, failures, source links and vector; what the cascade
 cannot know is done here: entities no unit mentions any more are removed (with their synonymy
-edges), the corpus's BM25 counters (N and total length of passages and of units) lose exactly what
-was removed, the BM25 postings of the passages and of their units are removed (no foreign key
-reaches them, see store/models.py), and graph_version is bumped so cached entity graphs are rebuilt.
+edges), the surviving entities' stored degrees lose exactly the edges removed, the corpus's BM25
+counters (N and total length of passages and of units) lose exactly what was removed, the BM25
+postings of the passages and of their units are removed (no foreign key reaches them, see
+store/models.py), and graph_version is bumped so cached entity graphs are rebuilt.
 Document frequencies are counted from the postings at query time (store/retrieval.py), so they
 need no upkeep of their own.
 """
@@ -22,7 +23,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
 from store.engine import transaction
-from store.graph_writes import ENTITY_LOCK, ENTITY_LOCK_KEY
+from store.graph_writes import ENTITY_LOCK, ENTITY_LOCK_KEY, change_degrees
 from store.postings import remove_postings
 
 PASSAGES_TITLED = text("SELECT id FROM passages WHERE corpus_id = :corpus AND title = :title")
@@ -52,10 +53,13 @@ UNIT_TOTALS = text("""
 SELECT count(*), coalesce(sum(n_lexemes), 0) FROM propositions
 WHERE corpus_id = :corpus AND passage_id = ANY(:ids)
 """)
-LINKED_ENTITIES = text("""
-SELECT DISTINCT ep.entity_id
+# The edges the cascade will remove, per entity, counted before it does: the entities they link
+# are the only candidates for removal, and the survivors' degrees lose exactly these counts.
+REMOVED_EDGES = text("""
+SELECT ep.entity_id, count(*)
 FROM propositions p JOIN entity_propositions ep ON ep.proposition_id = p.id
 WHERE p.corpus_id = :corpus AND p.passage_id = ANY(:ids)
+GROUP BY ep.entity_id
 """)
 # Cascades to units, entity–unit edges, co-occurrence and containment rows, failures, sources.
 DELETE_PASSAGES = text("DELETE FROM passages WHERE corpus_id = :corpus AND id = ANY(:ids)")
@@ -108,12 +112,12 @@ def _delete_passages(session: Session, corpus: int, ids: Sequence[int]) -> Delet
     given = {"corpus": corpus, "ids": list(ids)}
     removed_passages = session.execute(REMOVED_PASSAGES, given).all()
     units, unit_lexemes = session.execute(UNIT_TOTALS, given).one()
-    entities = _ids(session.execute(LINKED_ENTITIES, given).scalars())
+    edges = {int(row[0]): int(row[1]) for row in session.execute(REMOVED_EDGES, given)}
     remove_postings(session, corpus, ids)  # found from the rows' own lexemes, so before they go
     session.execute(DELETE_PASSAGES, given)
-    removed = session.execute(
-        DELETE_UNREFERENCED_ENTITIES, {"corpus": corpus, "entities": entities}
-    ).all()
+    unlinked = {"corpus": corpus, "entities": sorted(edges)}
+    gone = {int(e) for e in session.execute(DELETE_UNREFERENCED_ENTITIES, unlinked).scalars()}
+    change_degrees(session, corpus, {e: -n for e, n in edges.items() if e not in gone})
     session.execute(
         SUBTRACT_COUNTERS,
         {
@@ -127,7 +131,7 @@ def _delete_passages(session: Session, corpus: int, ids: Sequence[int]) -> Delet
     return DeletionReport(
         passages=len(removed_passages),
         propositions=int(units),
-        entities=len(removed),
+        entities=len(gone),
         titles=tuple(sorted(str(row[0]) for row in removed_passages)),
     )
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -63,6 +63,13 @@ PROPOSITION_TYPES = ("int8", "int4", "int8", "int4", "text", "vector")
 EDGE_COLUMNS = ("entity_id", "proposition_id")
 EDGE_TYPES = ("int8", "int8")
 SUM_LEXEMES = text("SELECT coalesce(sum(n_lexemes), 0) FROM propositions WHERE id = ANY(:ids)")
+# Stored degrees move with the edges, in the transaction that adds or removes them: one statement
+# for all of a write's entities, each with its number of edges added (negative: removed).
+CHANGE_DEGREES = text("""
+UPDATE entities e SET degree = e.degree + v.n
+FROM unnest(CAST(:ids AS bigint[]), CAST(:changes AS integer[])) AS v(id, n)
+WHERE e.id = v.id AND e.corpus_id = :corpus
+""")
 
 
 @dataclass(frozen=True)
@@ -107,8 +114,8 @@ def write_extracted(
     Passages another run finished, or that were deleted while this batch extracted them, are left
     alone. Entity resolution holds a per-corpus advisory lock so concurrent batches never create the same
     entity twice; extraction itself (the slow part) runs outside it. The batch's co-occurrence and
-    containment rows and the units' BM25 postings are written in the same transaction, which bumps
-    the corpus's graph_version.
+    containment rows, its entities' degrees and the units' BM25 postings are written in the same
+    transaction, which bumps the corpus's graph_version.
     """
     counts = WriteCounts()
     with transaction(engine) as session:
@@ -229,11 +236,26 @@ def _resolve_and_link(
         else:
             counts.entities_merged += 1
         edges.update((match, proposition) for proposition in linked)
+    added = Counter(entity for entity, _ in edges)
+    # A new entity is inserted with its degree, so it gets no second row version in this write.
+    for n, new in enumerate(new_rows):
+        new["degree"] = added[-(n + 1)]
     counts.entities_new += len(new_rows)
     real = _insert_entities(session, new_rows)
     resolved = sorted({(real[e] if e < 0 else e, p) for e, p in edges})
     copy_rows(session, "entity_propositions", EDGE_COLUMNS, EDGE_TYPES, resolved)
+    change_degrees(session, corpus, {e: n for e, n in added.items() if e > 0})
     counts.edges += len(resolved)
+
+
+def change_degrees(session: Session, corpus: int, changes: Mapping[int, int]) -> None:
+    """Add to each entity's stored degree its change (edges added, or minus those removed)."""
+    if changes:
+        ids = sorted(changes)
+        session.execute(
+            CHANGE_DEGREES,
+            {"corpus": corpus, "ids": ids, "changes": [changes[e] for e in ids]},
+        )
 
 
 def _insert_entities(session: Session, rows: list[dict[str, object]]) -> dict[int, int]:

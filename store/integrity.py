@@ -18,6 +18,12 @@ CHECKS: dict[str, TextClause] = {
         WHERE e.corpus_id = :corpus
           AND NOT EXISTS (SELECT 1 FROM entity_propositions ep WHERE ep.entity_id = e.id)
     """),
+    # Retrieval damps entity scores by the stored degree; it must be the entity's edge count.
+    "entity degrees that differ from their edges": text("""
+        SELECT count(*) FROM entities e
+        WHERE e.corpus_id = :corpus
+          AND e.degree <> (SELECT count(*) FROM entity_propositions ep WHERE ep.entity_id = e.id)
+    """),
     "entity–unit edges to a missing or foreign row": text("""
         SELECT count(*) FROM entity_propositions ep
         LEFT JOIN entities e ON e.id = ep.entity_id

@@ -208,6 +208,11 @@ class Entity(Base):
     synonyms_linked: Mapped[bool] = mapped_column(
         Boolean, default=False, server_default=sql_text("false")
     )
+    #: How many units link the entity (its entity_propositions rows), which damps its score on
+    #: every retrieval step. Kept in the transactions that add and remove the edges (the batch
+    #: write, the deletion), so retrieval reads it instead of counting; `grasp corpus check`
+    #: compares it with a recount.
+    degree: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class EntityProposition(Base):

@@ -147,9 +147,7 @@ WITH linked AS (
     FROM entity_propositions WHERE proposition_id = ANY(:ids)
     GROUP BY entity_id
 )
-SELECT e.id, e.name, e.type,
-       (SELECT count(*) FROM entity_propositions ep WHERE ep.entity_id = e.id) AS degree,
-       linked.props
+SELECT e.id, e.name, e.type, e.degree, linked.props
 FROM linked JOIN entities e ON e.id = linked.entity_id
 WHERE NOT (e.id = ANY(:exclude))
 """)

@@ -78,8 +78,8 @@ def _vector(value: Any) -> tuple[float, ...]:
 
 
 def snapshot(engine: Engine, corpus: str) -> dict[str, Any]:
-    """The corpus by content (ids differ between indexes): rows, edges, vectors, BM25 postings and
-    counters.
+    """The corpus by content (ids differ between indexes): rows, edges, vectors, stored degrees,
+    BM25 postings and counters.
 
     Edge pairs are stored (smaller id, larger id), so their ends are sorted by content here.
     """
@@ -123,7 +123,14 @@ def snapshot(engine: Engine, corpus: str) -> dict[str, Any]:
                 ).scalars()
             ),
             "entities": sorted(
-                (r.name, r.canonical_name, r.type, _vector(r.name_embedding), r.synonyms_linked)
+                (
+                    r.name,
+                    r.canonical_name,
+                    r.type,
+                    _vector(r.name_embedding),
+                    r.synonyms_linked,
+                    r.degree,
+                )
                 for r in session.execute(select(Entity).where(Entity.corpus_id == cid)).scalars()
             ),
             "unit_edges": sorted((entities[e], units[u]) for e, u in unit_edges),

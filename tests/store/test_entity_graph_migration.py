@@ -1,6 +1,6 @@
 """Migration 0002: a corpus indexed at 0001 gets its co-occurrence and containment rows on upgrade
-(and, from 0006, its BM25 postings); downgrade to base and back works; the models match the
-migrated schema (alembic check)."""
+(and, from 0006, its BM25 postings; from 0007, its entities' degrees); downgrade to base and back
+works; the models match the migrated schema (alembic check)."""
 
 from __future__ import annotations
 
@@ -63,6 +63,14 @@ def test_upgrade_backfills_the_layer_and_downgrade_removes_it(fresh_database: st
         fresh_database,
         "SELECT DISTINCT name_embedding IS NULL, synonyms_linked FROM entities",
     ) == [(True, False)]
+    # 0007 stores each old entity's number of entity–unit edges.
+    assert rows(fresh_database, "SELECT id, degree FROM entities ORDER BY id") == [
+        (1, 2),
+        (2, 3),
+        (3, 1),
+        (4, 1),
+        (5, 1),
+    ]
     # 0006 posts the old rows' lexemes for BM25, from their stored tsv ('u1'; 'p1 one').
     unit_postings = [(1, "u1", 1), (1, "u2", 2), (1, "u3", 3), (1, "u4", 4), (2, "u5", 5)]
     assert (
