@@ -25,8 +25,10 @@ from evals.retrieval_eval import (
 )
 from evals.summary import GroupSummary, format_number, summarise_causes
 from graphs.agent.context import GraspContext
+from graphs.cli.ask_input import typed_value
 from graphs.models.providers import lazy_llm_client
 from graphs.peers.registry import method_named
+from graphs.runtime.run_history import Refused
 from graphs.runtime.services import Services, services_for
 from graphs.runtime.settings import Settings
 from nodes.llm.client import LlmClient
@@ -85,8 +87,10 @@ def typed_settings(kind: type[Any], pairs: list[str]) -> dict[str, Any]:
         if not sep or key not in defaults or key == "corpus":
             known = sorted(name for name in defaults if name != "corpus")
             raise ValueError(f"--set {pair!r}: expected KEY=VALUE with KEY one of {known}")
-        default = defaults[key]
-        settings[key] = type(default)(value) if isinstance(default, int | float) else value
+        try:  # the spelling `grasp ask --set` takes: a bool is never `bool("false")`
+            settings[key] = typed_value(key, value, defaults[key])
+        except Refused as exc:
+            raise ValueError(str(exc)) from None
     kind(**settings)  # fails now, before any question, on a bad value
     return settings
 

@@ -13,6 +13,12 @@ def test_set_pairs_are_typed_like_the_context_fields() -> None:
         "lexical_weight": 0.5,
         "planner": "off",
     }
+    # A bool is parsed, not cast: bool("false") is True.
+    assert grasp_settings(["echo_check=false", "reader_notes=off", "echo_check=yes"]) == {
+        "echo_check": True,
+        "reader_notes": False,
+    }
+    assert grasp_settings(["reader_notes=0"]) == {"reader_notes": False}
 
 
 @pytest.mark.parametrize(
@@ -21,6 +27,8 @@ def test_set_pairs_are_typed_like_the_context_fields() -> None:
         ("nonsense=1", "--set 'nonsense=1': expected KEY=VALUE"),
         ("planner", "--set 'planner': expected KEY=VALUE"),
         ("planner=maybe", "planner must be one of on | off, not 'maybe'"),
+        ("echo_check=maybe", "--set echo_check=maybe: echo_check is true or false"),
+        ("k_props=many", "--set k_props=many: k_props takes a whole number"),
     ],
 )
 def test_bad_set_pairs_fail_before_any_question(pair: str, message: str) -> None:
