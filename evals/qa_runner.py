@@ -28,9 +28,11 @@ from evals.judge import judge_answer
 from evals.metrics import exact_match, token_f1
 from evals.results import JsonlAppender, check_settings, read_jsonl
 from evals.summary import GroupSummary, summarise, summarise_kept
+from graphs.agent.context import GraspContext
 from graphs.agent.graph import GraspGraph
 from graphs.cli.ask_input import run_config
 from graphs.cli.ask_report import Round, resolved_sub_question
+from graphs.models.providers import is_local
 from graphs.peers.registry import METHODS as REGISTRY
 from graphs.peers.registry import AnyGraph, build_method_graph, method_context
 from graphs.runtime.checkpoints import open_checkpointer
@@ -95,9 +97,14 @@ class QaRun:
         The method, the system's model and every field of the method's Context, defaults
         included (under the method's name), so a changed default counts as a changed setting.
         """
-        context = asdict(self.context(None))
+        model = self.services.llm.model_name
+        given = self.context(None)
+        # What the run uses: GRASP's defaults may depend on the model (its profile).
+        if isinstance(given, GraspContext):
+            given = given.settled(local_model=is_local(model))
+        context = asdict(given)
         context.pop("corpus")
-        found = {"method": self.method, "model": self.services.llm.model_name, self.method: context}
+        found = {"method": self.method, "model": model, self.method: context}
         # Through JSON once, so it compares equal to what a results file gives back.
         settings: dict[str, Any] = json.loads(json.dumps(found))
         return settings

@@ -5,8 +5,8 @@ Retrieval numbers take their defaults from RetrievalParams, their one home in th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal, get_args
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Literal, get_args
 
 from nodes.agent.evaluate import EvaluatorStyle
 from nodes.agent.plan import PlanFormat
@@ -18,6 +18,9 @@ EvidenceKind = Literal["passages", "propositions"]
 Retrieval = Literal["grasp", "dense"]
 Planner = Literal["on", "off"]
 Synthesis = Literal["findings", "reader"]
+Profile = Literal["auto", "paper", "small"]
+#: What profile=small changes, and to what: measured better with the offline 1.5B model (README).
+SMALL_MODEL_DEFAULTS: dict[str, str] = {"entity_selection": "off", "synthesis": "reader"}
 SWITCHES = {
     "passage_scoring": PassageScoring,
     "entity_selection": EntitySelection,
@@ -27,6 +30,7 @@ SWITCHES = {
     "plan_format": PlanFormat,
     "evaluator": EvaluatorStyle,
     "synthesis": Synthesis,
+    "profile": Profile,
 }
 
 
@@ -192,6 +196,15 @@ class GraspContext:
             'sub-question ("Which state borders Florida?" answered "Florida")'
         },
     )
+    profile: Profile = field(
+        default="auto",
+        metadata={
+            "description": "defaults for the model: paper (the paper's), small (entity selection "
+            "off and synthesis=reader, measured better with the offline 1.5B model) or auto "
+            "(small for the offline llama.cpp model, paper for any other); a setting given a "
+            "value other than its paper default always keeps it"
+        },
+    )
     history_turns: int = field(
         default=3,
         metadata={
@@ -234,6 +247,22 @@ class GraspContext:
                 raise ValueError(f"{name} must be one of {choices}, not {getattr(self, name)!r}")
         if self.synthesis == "reader" and self.evidence != "passages":
             raise ValueError("synthesis=reader reads passages: it needs evidence=passages")
+
+    def settled(self, local_model: bool) -> GraspContext:
+        """The context a run uses: the profile's defaults applied (`local_model`: llama.cpp's).
+
+        Only fields still at their paper default change, so a value the user chose wins; to run
+        the paper's values on the local model, ask for profile=paper.
+        """
+        if self.profile == "paper" or (self.profile == "auto" and not local_model):
+            return self
+        paper = {f.name: f.default for f in fields(self)}
+        changes: dict[str, Any] = {
+            name: value
+            for name, value in SMALL_MODEL_DEFAULTS.items()
+            if getattr(self, name) == paper[name]
+        }
+        return replace(self, **changes)
 
     def retrieval_params(self) -> RetrievalParams:
         """The store's retrieval numbers for this run."""

@@ -28,6 +28,7 @@ from graphs.agent.state import (
     usage_of,
 )
 from graphs.agent.subagent import build_subagent, failed_calls
+from graphs.models.providers import is_local
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, run_id
 from nodes.agent.evaluate import UNKNOWN
@@ -220,6 +221,11 @@ class ParentNodes:
         }
 
 
+def settle_for_model(context: GraspContext, services: Services) -> GraspContext:
+    """The run's context with the profile's defaults for the model it runs on."""
+    return context.settled(local_model=is_local(services.llm.model_name))
+
+
 def build_grasp_graph(
     services: Services | ServicesProvider | None = None, checkpointer: Checkpointer = None
 ) -> GraspGraph:
@@ -229,7 +235,7 @@ def build_grasp_graph(
     GraspContext, or None to build them from the environment at run time (the dev server).
     `checkpointer`: None for langgraph.json (the server brings its own), else e.g. a Postgres saver.
     """
-    wiring = Wiring(as_provider(services), GraspContext)
+    wiring = Wiring(as_provider(services), GraspContext, settle=settle_for_model)
     nodes = ParentNodes(wiring)
     graph = StateGraph(GraspState, context_schema=GraspContext, input_schema=GraspInput)
     graph.add_node("plan", nodes.plan)

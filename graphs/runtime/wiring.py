@@ -79,6 +79,8 @@ class Wiring(Generic[ContextT]):
 
     provide: ServicesProvider
     default_context: Callable[[], ContextT]
+    #: The context a run uses, given its services (e.g. defaults that depend on the model).
+    settle: Callable[[ContextT, Services], ContextT] | None = None
 
     async def resolve(self, runtime: Runtime[ContextT]) -> tuple[ContextT, Services]:
         """The run's context (defaults when none was given) and its services.
@@ -91,4 +93,6 @@ class Wiring(Generic[ContextT]):
         services = await asyncio.to_thread(self.provide, context)
         corpus = getattr(context, "corpus", None)
         check_corpus_allowed(corpus, services.settings.allowed_corpora)
+        if self.settle is not None:
+            context = self.settle(context, services)
         return context, services

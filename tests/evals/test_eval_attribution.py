@@ -1,6 +1,7 @@
 """GRASP eval lines carry their failure attribution and settings; a run's settings are its identity."""
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,9 @@ from evals.reports import write_report
 from evals.results import SettingsChanged, write_jsonl
 from graphs.agent.graph import build_grasp_graph
 from graphs.runtime.checkpoints import open_checkpointer
+from nodes.llm.client import LlmClient
 from tests.fixtures.eval_films import QUESTIONS, evaluate, make_services, prompts, unjudged_eval
-from tests.fixtures.films import SYNTHESIZE, build_corpus, chain_rules, rule
+from tests.fixtures.films import READER, SYNTHESIZE, build_corpus, chain_rules, rule
 
 
 @pytest.fixture
@@ -130,3 +132,23 @@ async def test_a_rerun_with_other_settings_is_refused_not_mixed(
     write_jsonl(run.results, [{k: v for k, v in first.items() if k != "settings"}])
     with pytest.raises(SettingsChanged, match="1 answer\\(s\\) that do not record their settings"):
         await evaluate(unjudged_eval(questions, out, "--limit", "1"), svc, None)
+
+
+async def test_the_settings_line_records_what_the_profile_settled_on_the_local_model(
+    engine: Engine, database_url: str, questions: Path, tmp_path: Path
+) -> None:
+    ids = build_corpus(engine)
+    reader = rule(READER, "Question: ", reply={"answer": "Lisbon"})
+    svc, _, _ = make_services(engine, database_url, [reader, *chain_rules(ids)])
+    local = LlmClient(model=svc.llm.model, model_name="local:scripted", use_cache=False)
+    run, _, _ = await evaluate(
+        unjudged_eval(questions, tmp_path / "runs", "--limit", "1"),
+        replace(svc, llm=local, extractor_llm=local),
+        None,
+    )
+    line = only_line(run.results)
+    grasp = line["settings"]["grasp"]
+    # The line says what ran (the small-model defaults), not only what was asked (auto).
+    assert (line["settings"]["model"], grasp["profile"]) == ("local:scripted", "auto")
+    assert (grasp["entity_selection"], grasp["synthesis"]) == ("off", "reader")
+    assert line["prediction"] == "Lisbon"
