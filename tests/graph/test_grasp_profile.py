@@ -39,8 +39,8 @@ def test_an_explicit_profile_wins_over_the_model() -> None:
     small = GraspContext(profile="small").settled(local_model=False)
     assert (small.entity_selection, small.synthesis) == ("off", "reader")
     # A value the user set away from the paper's stays.
-    kept = GraspContext(reader_notes=False, reader_passages=3).settled(local_model=True)
-    assert (kept.reader_notes, kept.reader_passages, kept.synthesis) == (False, 3, "reader")
+    kept = GraspContext(reader_notes=True, reader_passages=3).settled(local_model=True)
+    assert (kept.reader_notes, kept.reader_passages, kept.synthesis) == (True, 3, "reader")
     with pytest.raises(ValueError, match="profile must be one of auto | paper | small"):
         GraspContext(profile="tiny")  # type: ignore[arg-type]
 
@@ -58,7 +58,7 @@ async def test_on_the_local_model_a_run_skips_entity_selection_and_reads_the_pas
     engine: Engine, database_url: str
 ) -> None:
     ids = build_corpus(engine)
-    reader = rule(READER, "Notes:\n- Who directed Blue Harbor? → ", reply={"answer": "Lisbon"})
+    reader = rule(READER, "Question: ", reply={"answer": "Lisbon"})
     svc = local_named(services(engine, database_url, [reader, *chain_rules(ids)]))
     state, _ = await run(svc, QUESTION, thread="profile-local")
 
@@ -67,7 +67,10 @@ async def test_on_the_local_model_a_run_skips_entity_selection_and_reads_the_pas
     prompts = svc.llm.model.prompts
     # Entity selection off: its node passes every candidate on without asking the model.
     assert not any(SELECT in p for p in prompts)
-    assert any(READER in p for p in prompts) and not any(SYNTHESIZE in p for p in prompts)
+    assert not any(SYNTHESIZE in p for p in prompts)
+    # The reader reads the hops' passages alone (reader_notes is off by default).
+    read = [p for p in prompts if READER in p]
+    assert len(read) == 1 and "Notes:" not in read[0] and "Passages:" in read[0]
 
 
 async def test_profile_paper_keeps_the_papers_steps_on_the_local_model(

@@ -80,7 +80,9 @@ async def test_the_reader_reads_the_hops_best_passages_in_turn_with_the_answers_
     # The paper's synthesis must not be asked: only the reader's rule may answer.
     rules = [r for r in chain_rules(ids) if SYNTHESIZE not in r.when[0].replace("\\", "")]
     svc = services(engine, database_url, [reader, *rules])
-    state, _ = await run(svc, QUESTION, thread="reader-1", synthesis="reader", reader_passages=3)
+    state, _ = await run(
+        svc, QUESTION, thread="reader-1", synthesis="reader", reader_passages=3, reader_notes=True
+    )
 
     hops = state["hop_passages"]
     assert sorted(hops) == [1, 2] and all(1 <= len(hops[k]) <= 3 for k in hops)
@@ -109,7 +111,7 @@ def test_the_reader_needs_passage_evidence() -> None:
         GraspContext(reader_passages=0)
 
 
-async def test_without_notes_the_reader_reads_the_passages_alone(
+async def test_by_default_the_reader_reads_the_passages_alone(
     engine: Engine, database_url: str
 ) -> None:
     ids = build_corpus(engine)
@@ -121,7 +123,7 @@ async def test_without_notes_the_reader_reads_the_passages_alone(
     )
     rules = [r for r in chain_rules(ids) if SYNTHESIZE not in r.when[0].replace("\\", "")]
     svc = services(engine, database_url, [reader, *rules])
-    state, _ = await run(svc, QUESTION, thread="reader-2", synthesis="reader", reader_notes=False)
+    state, _ = await run(svc, QUESTION, thread="reader-2", synthesis="reader")
 
     assert state["final_answer"] == "Lisbon"
     assert state["justification"] == "read from 2 passages of the hops"
