@@ -63,3 +63,12 @@ def engine(database_url: str) -> Iterator[Engine]:
 def fresh_database(pg_server: str) -> str:
     """An empty, unmigrated database of its own (for migration tests)."""
     return create_database(pg_server, f"grasp_{uuid.uuid4().hex[:10]}")
+
+
+@pytest.fixture
+def migrated(fresh_database: str) -> Iterator[Engine]:
+    """An engine on a fresh database migrated to head (for backfill-against-write-path tests)."""
+    migrate(fresh_database, "head")
+    engine = make_engine(fresh_database, pool_size=2)
+    yield engine
+    engine.dispose()

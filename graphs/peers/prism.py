@@ -29,7 +29,7 @@ from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider
 from nodes.llm.client import LlmResult, MalformedOutput
 from nodes.peers.decompose import decompose
-from nodes.peers.prism import add_evidence, select_evidence
+from nodes.peers.prism import Agent, pick_evidence
 from store.passage_search import ranked_dense_passages
 
 log = logging.getLogger(__name__)
@@ -174,7 +174,7 @@ class PrismNodes:
 
     async def _ask(
         self,
-        node: Literal["select", "add"],
+        node: Agent,
         state: PrismState,
         round_: int,
         context: PrismContext,
@@ -184,10 +184,10 @@ class PrismNodes:
         if not offered:
             return [], []  # nothing left to judge: no call
         candidates = await fetch_passages(services, state.get("candidates", []))
-        agent = select_evidence if node == "select" else add_evidence
         try:
-            return await agent(
+            return await pick_evidence(
                 services.llm,
+                node,
                 question=state["question"],
                 sub_questions=state.get("sub_questions", []),
                 candidates=candidates,

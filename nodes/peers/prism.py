@@ -7,7 +7,7 @@ candidate list, and reply with numbers; numbers outside what they were shown are
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,6 +32,9 @@ the next link of a chain of facts. Do not list kept passages again.
 
 Reply with a JSON object only, for example: {"add": [4]} ([] when nothing is missing)
 """
+
+
+Agent = Literal["select", "add"]
 
 
 class SelectorReply(BaseModel):
@@ -101,8 +104,16 @@ def numbers_schema(key: str, offered: Sequence[int], most: int) -> dict[str, Any
     }
 
 
-async def select_evidence(
+#: Each agent's instructions, reply shape and the reply's key for the candidate numbers.
+AGENTS: dict[Agent, tuple[str, type[SelectorReply] | type[AdderReply], str]] = {
+    "select": (SELECTOR, SelectorReply, "keep"),
+    "add": (ADDER, AdderReply, "add"),
+}
+
+
+async def pick_evidence(
     llm: LlmClient,
+    agent: Agent,
     *,
     question: str,
     sub_questions: Sequence[str],
@@ -113,35 +124,17 @@ async def select_evidence(
     most: int,
     tag: CallTag,
 ) -> tuple[list[int], list[LlmResult]]:
-    """The Selector: which offered candidates (1-based numbers) directly support the question."""
+    """Ask the Selector or the Adder; the 1-based candidate numbers it names, at most `most`.
+
+    The Selector keeps the offered candidates that directly support the question; the Adder adds
+    the remaining ones that fill a gap the kept passages leave.
+    """
+    instructions, reply_type, key = AGENTS[agent]
     user = evidence_prompt(question, sub_questions, candidates, kept, offered, max_chars)
     reply, results = await llm.complete_json(
-        system_and_user(SELECTOR, user),
-        SelectorReply,
+        system_and_user(instructions, user),
+        reply_type,
         tag,
-        json_schema=numbers_schema("keep", offered, most),
+        json_schema=numbers_schema(key, offered, most),
     )
-    return chosen(reply.keep, offered, most), results
-
-
-async def add_evidence(
-    llm: LlmClient,
-    *,
-    question: str,
-    sub_questions: Sequence[str],
-    candidates: Sequence[PassageText],
-    kept: Sequence[int],
-    offered: Sequence[int],
-    max_chars: int,
-    most: int,
-    tag: CallTag,
-) -> tuple[list[int], list[LlmResult]]:
-    """The Adder: which remaining candidates fill a gap the kept passages leave."""
-    user = evidence_prompt(question, sub_questions, candidates, kept, offered, max_chars)
-    reply, results = await llm.complete_json(
-        system_and_user(ADDER, user),
-        AdderReply,
-        tag,
-        json_schema=numbers_schema("add", offered, most),
-    )
-    return chosen(reply.add, offered, most), results
+    return chosen(getattr(reply, key), offered, most), results

@@ -7,8 +7,6 @@ from the stored tsv columns alone. How BM25 scores from them is tested in test_b
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 from alembic import command
@@ -17,7 +15,7 @@ from sqlalchemy import Engine, text
 from store.bm25 import bm25_passages, bm25_propositions
 from store.corpora import add_passages, delete_corpus, ensure_corpus
 from store.deletion import delete_titled
-from store.engine import alembic_config, make_engine, migrate, transaction
+from store.engine import alembic_config, migrate, transaction
 from store.graph_writes import ExtractedPassage, write_extracted
 from store.integrity import integrity_problems
 from tests.store.test_bm25_oracle import PASSAGES
@@ -71,14 +69,6 @@ def scores(engine: Engine, corpus: int) -> tuple[dict[int, float], dict[int, flo
             bm25_propositions(session, corpus, "copper Talmora painted", 50),
             bm25_passages(session, corpus, "copper Talmora painted", 50),
         )
-
-
-@pytest.fixture
-def migrated(fresh_database: str) -> Iterator[Engine]:
-    migrate(fresh_database, "head")
-    engine = make_engine(fresh_database, pool_size=2)
-    yield engine
-    engine.dispose()
 
 
 def test_the_backfill_equals_what_the_write_path_posted(

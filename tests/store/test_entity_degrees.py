@@ -7,16 +7,13 @@ entities (inserted with their degree) and adds edges to the first batch's (an UP
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
-import pytest
 from alembic import command
 from sqlalchemy import Engine, text
 
 from store.corpora import add_passages, ensure_corpus
 from store.deletion import delete_titled
-from store.engine import alembic_config, make_engine, migrate, transaction
+from store.engine import alembic_config, migrate, transaction
 from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
 from store.integrity import integrity_problems
 from store.retrieval import entity_links
@@ -138,14 +135,6 @@ def test_the_corpus_check_counts_degrees_that_drift(engine: Engine) -> None:
     with transaction(engine) as session:
         session.execute(text("UPDATE entities SET degree = degree + 1 WHERE name = 'Talmora'"))
     assert integrity_problems(engine, corpus)[DEGREE_CHECK] == 1
-
-
-@pytest.fixture
-def migrated(fresh_database: str) -> Iterator[Engine]:
-    migrate(fresh_database, "head")
-    engine = make_engine(fresh_database, pool_size=2)
-    yield engine
-    engine.dispose()
 
 
 def test_the_backfill_equals_what_the_write_path_kept(

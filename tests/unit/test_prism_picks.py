@@ -12,7 +12,7 @@ from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
 from graphs.peers.prism import PrismContext
 from nodes.llm.client import CallTag, LlmClient
-from nodes.peers.prism import add_evidence, chosen, numbers_schema, select_evidence
+from nodes.peers.prism import Agent, chosen, numbers_schema, pick_evidence
 from store.retrieval import PassageText
 
 CANDIDATES = [PassageText(n, f"Title {n}", f"Text of passage {n}.") for n in range(1, 7)]
@@ -32,14 +32,15 @@ def client(reply: dict[str, Any], schemas: list[dict[str, Any]]) -> LlmClient:
     )
 
 
-@pytest.mark.parametrize(("agent", "key"), [(select_evidence, "keep"), (add_evidence, "add")])
+@pytest.mark.parametrize(("agent", "key"), [("select", "keep"), ("add", "add")])
 async def test_a_reply_naming_too_many_keeps_the_first_named_and_the_call_carries_the_bound(
-    agent: Any, key: str
+    agent: Agent, key: str
 ) -> None:
     schemas: list[dict[str, Any]] = []
     llm = client({key: [6, 2, 2, 9, 4, 1, 3]}, schemas)
-    picked, results = await agent(
+    picked, results = await pick_evidence(
         llm,
+        agent,
         question="Q?",
         sub_questions=["S?"],
         candidates=CANDIDATES,
