@@ -1,7 +1,8 @@
 """PRISM's two evidence agents: the Selector (precision) and the Adder (recall).
 
-Both see the question, its sub-questions and candidate passages numbered 1..n over the whole
-candidate list, and reply with numbers; numbers outside what they were shown are ignored.
+Both see the question, its sub-questions and every candidate passage numbered 1..n, then the
+numbers kept so far, and reply with numbers; a number not offered (kept already, or never shown) is
+ignored.
 """
 
 from __future__ import annotations
@@ -15,23 +16,27 @@ from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
 from nodes.peers.answer import cut
 from store.retrieval import PassageText
 
-SELECTOR = """\
-You filter evidence for a question that needs several facts. You get the question, its \
-sub-questions, the passages kept so far and new candidate passages, each with a number. Pick \
-the candidates that directly state a fact needed to answer the question or one of its \
-sub-questions. Be strict: a passage that is only on the same topic is left out.
-
-Reply with a JSON object only, for example: {"keep": [3, 7]} ([] when none qualifies)
+# Both agents see one prompt up to their task: the shared system text, then the question, its
+# sub-questions and the whole candidate list in a fixed order (kept or not), and only then which are
+# kept and what this agent is to do. The local llama.cpp model reuses its cache for a prompt's
+# longest common prefix with the last one, so after a round's first call the ≈4k tokens of
+# passages are not read again (measured: ≈55 s a call before, see the note of issue 10).
+EVIDENCE_AGENTS = """\
+You help gather the evidence for a question that needs several facts. You get the question, its \
+sub-questions and candidate passages, each with a number, then the numbers kept so far and your \
+task. Reply with a JSON object only.
 """
+
+SELECTOR = """\
+Your task: filter. Among the candidates not kept yet, pick those that directly state a fact \
+needed to answer the question or one of its sub-questions. Be strict: a passage that is only on \
+the same topic is left out.
+Reply like {"keep": [3, 7]} ([] when none qualifies)."""
 
 ADDER = """\
-You look for gaps in an evidence set for a question that needs several facts. You get the \
-question, its sub-questions, the passages kept so far and the remaining candidates, each with a \
-number. Add every remaining candidate that supplies a fact the kept passages still lack, such as \
-the next link of a chain of facts. Do not list kept passages again.
-
-Reply with a JSON object only, for example: {"add": [4]} ([] when nothing is missing)
-"""
+Your task: find gaps. Among the candidates not kept yet, add every one that supplies a fact the \
+kept passages still lack, such as the next link of a chain of facts. Do not list kept passages.
+Reply like {"add": [4]} ([] when nothing is missing)."""
 
 
 Agent = Literal["select", "add"]
@@ -68,17 +73,20 @@ def evidence_prompt(
     sub_questions: Sequence[str],
     candidates: Sequence[PassageText],
     kept: Sequence[int],
-    offered: Sequence[int],
+    task: str,
     max_chars: int,
 ) -> str:
-    """The user message of both agents: question, sub-questions, kept and offered passages."""
+    """The user message: question, sub-questions, every candidate, the kept numbers, the task.
+
+    Everything before "Kept so far" is the same for every call on one question, so consecutive
+    calls share that prefix.
+    """
     subs = "\n".join(f"{n}. {text}" for n, text in enumerate(sub_questions, start=1))
-    kept_lines = numbered(candidates, kept, max_chars) or ["(none yet)"]
-    offered_lines = numbered(candidates, offered, max_chars) or ["(none)"]
+    lines = numbered(candidates, range(1, len(candidates) + 1), max_chars)
+    kept_text = ", ".join(str(n) for n in kept) or "none yet"
     return (
         f"Question: {question}\nSub-questions:\n{subs}\n\n"
-        f"Kept so far:\n" + "\n".join(kept_lines) + "\n\n"
-        "Candidates:\n" + "\n".join(offered_lines)
+        "Candidates:\n" + "\n".join(lines) + f"\n\nKept so far: {kept_text}\n\n{task}"
     )
 
 
@@ -104,7 +112,7 @@ def numbers_schema(key: str, offered: Sequence[int], most: int) -> dict[str, Any
     }
 
 
-#: Each agent's instructions, reply shape and the reply's key for the candidate numbers.
+#: Each agent's task, reply shape and the reply's key for the candidate numbers.
 AGENTS: dict[Agent, tuple[str, type[SelectorReply] | type[AdderReply], str]] = {
     "select": (SELECTOR, SelectorReply, "keep"),
     "add": (ADDER, AdderReply, "add"),
@@ -129,10 +137,10 @@ async def pick_evidence(
     The Selector keeps the offered candidates that directly support the question; the Adder adds
     the remaining ones that fill a gap the kept passages leave.
     """
-    instructions, reply_type, key = AGENTS[agent]
-    user = evidence_prompt(question, sub_questions, candidates, kept, offered, max_chars)
+    task, reply_type, key = AGENTS[agent]
+    user = evidence_prompt(question, sub_questions, candidates, kept, task, max_chars)
     reply, results = await llm.complete_json(
-        system_and_user(instructions, user),
+        system_and_user(EVIDENCE_AGENTS, user),
         reply_type,
         tag,
         json_schema=numbers_schema(key, offered, most),

@@ -1,5 +1,6 @@
 """PRISM end to end with a scripted model: the Selector ↔ Adder rounds, their cap and the kept set."""
 
+import re
 from typing import Any
 
 from sqlalchemy import Engine
@@ -35,15 +36,15 @@ def round_one() -> list[Any]:
         rule(
             SELECTOR,
             "Sub-questions:\n1. Who directed Blue Harbor?\n2. Where was #1 born?",
-            "Kept so far:\n(none yet)",
             "Candidates:\n[1] Blue Harbor: Blue Harbor is a 1998 drama film",
+            "Kept so far: none yet\n",
             "[4] Ivo Strand: ",
             reply={"keep": [1, 9]},  # 9 was never shown: ignored
         ),
         rule(
             ADDER,
-            "Kept so far:\n[1] Blue Harbor: ",
-            "Candidates:\n[2] Lena Marsh: ",
+            "[2] Lena Marsh: ",
+            "Kept so far: 1\n",
             reply={"add": [3, 1]},  # 1 is kept already: not added twice
         ),
     ]
@@ -57,12 +58,11 @@ async def test_prism_stops_when_a_round_keeps_nothing_new(
         *round_one(),
         rule(
             SELECTOR,
-            "Kept so far:\n[1] Blue Harbor: ",
             "[3] Tomas Reyd: Tomas Reyd is a film director.",
-            "Candidates:\n[2] Lena Marsh: ",
+            "Kept so far: 1, 3\n",
             reply={"keep": []},
         ),
-        rule(ADDER, "[3] Tomas Reyd: ", "Candidates:\n[2] Lena Marsh: ", reply={"add": []}),
+        rule(ADDER, "Kept so far: 1, 3\n", reply={"add": []}),
         rule(ANSWER, f"Question: {QUESTION}", reply={"answer": "Lisbon"}),
     ]
     svc = services(engine, database_url, rules)
@@ -76,6 +76,12 @@ async def test_prism_stops_when_a_round_keeps_nothing_new(
     assert state["kept"] == state["passages"] == [ids["Blue Harbor"], ids["Tomas Reyd"]]
     assert state["round"] == 2
     assert shown_titles(prompts(svc)[-1]) == ["Blue Harbor", "Tomas Reyd"]
+    # Every Selector and Adder prompt is the same up to the kept numbers, so the local model reads
+    # the candidates once per question (its cache keeps the longest common prefix).
+    agent_prompts = prompts(svc)[1:5]
+    shared = agent_prompts[0].split("Kept so far:")[0]
+    assert all(p.split("Kept so far:")[0] == shared for p in agent_prompts)
+    assert re.findall(r"^\[\d+\] ([^:]+):", shared, re.MULTILINE) == CANDIDATES
     assert (state["final_answer"], state["error"]) == ("Lisbon", None)
     tokens = state["tokens"]
     assert (tokens["input_tokens"], tokens["output_tokens"], tokens["calls"]) == expected_tally(
@@ -96,8 +102,8 @@ async def test_prism_runs_at_most_max_rounds(engine: Engine, database_url: str) 
     rules = [
         *round_one(),
         # Round 2 still keeps something, but it is the last round allowed.
-        rule(SELECTOR, "[3] Tomas Reyd: ", "Candidates:\n[2] Lena Marsh: ", reply={"keep": [4]}),
-        rule(ADDER, "[4] Ivo Strand: ", "Candidates:\n[2] Lena Marsh: ", reply={"add": []}),
+        rule(SELECTOR, "Kept so far: 1, 3\n", reply={"keep": [4]}),
+        rule(ADDER, "Kept so far: 1, 3, 4\n", reply={"add": []}),
         rule(ANSWER, reply={"answer": "Lisbon"}),
     ]
     svc = services(engine, database_url, rules)
@@ -125,7 +131,10 @@ async def test_a_prompt_budget_cuts_every_shown_passage(engine: Engine, database
         rule(DECOMPOSE, f"Question: {QUESTION}", reply={"sub_questions": SUBS}),
         rule(SELECTOR, "[1] Blue Harbor: Blue Harbor is a 1998 dr…\n", reply={"keep": [1]}),
         rule(
-            ADDER, "Kept so far:\n[1] Blue Harbor: Blue Harbor is a 1998 dr…\n", reply={"add": []}
+            ADDER,
+            "[1] Blue Harbor: Blue Harbor is a 1998 dr…\n",
+            "Kept so far: 1\n",
+            reply={"add": []},
         ),
         rule(ANSWER, reply={"answer": "Lisbon"}),
     ]
