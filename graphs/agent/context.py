@@ -198,6 +198,15 @@ class GraspContext:
             'sub-question ("Which state borders Florida?" answered "Florida")'
         },
     )
+    # Off until measured (issue 14: each change a setting, kept only if it helps).
+    bounded_replies: bool = field(
+        default=False,
+        metadata={
+            "description": "hold the evaluator's JSON reply to a schema whose strings and lists "
+            "are bounded (the local model's grammar; other providers get it as the reply "
+            "schema), so a reply cannot run on inside a string to the output cap and be lost"
+        },
+    )
     profile: Profile = field(
         default="auto",
         metadata={

@@ -188,6 +188,7 @@ class SubAgentNodes:
                 tag=agent_tag("evaluate", state, iteration),
                 style=context.evaluator,
                 echo_check=context.echo_check,
+                bounded=context.bounded_replies,
             )
         except MalformedOutput as error:
             log.warning("sq%s: evaluation reply unusable (%s)", state["index"], error)

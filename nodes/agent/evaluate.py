@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -77,6 +77,32 @@ class EvaluationReply(BaseModel):
 def truncate(text: str, limit: int) -> str:
     """Cut long evidence at `limit` characters (an ellipsis marks the cut)."""
     return text if limit <= 0 or len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+#: Bounds of a bounded reply (`bounded=True`): a note, an answer or a search statement is one
+#: sentence, and the prompts ask for at most three notes and a few keywords.
+REPLY_STRING_CHARS = 300
+REPLY_LIST_ITEMS = 5
+
+
+def bounded_schema(reply_type: type[BaseModel]) -> dict[str, Any]:
+    """The reply's JSON schema with every string and list bounded and every field required.
+
+    Given to the local model, llama.cpp makes it a grammar: a reply then always closes its
+    strings and its object. Unbounded, the 1.5B model sometimes ran on inside a string until the
+    768-token output cap (8 of 77 evaluator replies on the first 20 HotpotQA questions): the cut
+    reply is invalid JSON and asked again, and when the second runs on too the hop is lost.
+    """
+    properties: dict[str, Any] = {}
+    for name, spec in reply_type.model_json_schema()["properties"].items():
+        bounded = {key: value for key, value in spec.items() if key in ("type", "enum")}
+        if bounded.get("type") == "string" and "enum" not in bounded:
+            bounded["maxLength"] = REPLY_STRING_CHARS
+        if bounded.get("type") == "array":
+            bounded["items"] = {"type": "string", "maxLength": REPLY_STRING_CHARS}
+            bounded["maxItems"] = REPLY_LIST_ITEMS
+        properties[name] = bounded
+    return {"type": "object", "properties": properties, "required": list(properties)}
 
 
 def evidence_block(evidence: Sequence[Evidence], max_chars: int) -> str:
@@ -236,18 +262,26 @@ async def _judge(
     style: EvaluatorStyle,
     evidence: Sequence[Evidence],
     observations: Sequence[str],
+    bounded: bool,
 ) -> tuple[EvaluationReply, list[LlmResult]]:
     """One evaluator call in either reply style, as an EvaluationReply."""
-    if style == "quote":
-        quoted, results = await llm.complete_json(messages, QuotedReply, tag)
-        return judged_by_quote(quoted, evidence, observations), results
-    if style == "guess":
-        guessed, results = await llm.complete_json(messages, GuessReply, tag)
-        return judged_by_guess(guessed), results
-    return await llm.complete_json(messages, EvaluationReply, tag)
+    reply_type = _REPLY[style]
+    json_schema = bounded_schema(reply_type) if bounded else None
+    reply, results = await llm.complete_json(messages, reply_type, tag, json_schema=json_schema)
+    if isinstance(reply, QuotedReply):
+        return judged_by_quote(reply, evidence, observations), results
+    if isinstance(reply, GuessReply):
+        return judged_by_guess(reply), results
+    assert isinstance(reply, EvaluationReply)
+    return reply, results
 
 
 _SYSTEM = {"free": SYSTEM, "quote": QUOTE_SYSTEM, "guess": GUESS_SYSTEM}
+_REPLY: dict[EvaluatorStyle, type[EvaluationReply] | type[QuotedReply] | type[GuessReply]] = {
+    "free": EvaluationReply,
+    "quote": QuotedReply,
+    "guess": GuessReply,
+}
 _LAST_ROUND = {"free": LAST_ROUND, "quote": QUOTE_LAST_ROUND, "guess": GUESS_LAST_ROUND}
 
 
@@ -264,6 +298,7 @@ async def evaluate(
     tag: CallTag,
     style: EvaluatorStyle = "free",
     echo_check: bool = False,
+    bounded: bool = False,
 ) -> tuple[EvaluationReply, list[LlmResult]]:
     """Judge the evidence; in the last round a QUERY_AGAIN reply is turned into DONE.
 
@@ -273,7 +308,7 @@ async def evaluate(
     it) and whether the evidence states it: a short reply, and no "unknown" at the end.
     `echo_check` asks once more when the answer only repeats the sub-question's own words (a
     small model's usual slip: "Which state borders Florida?" → "Florida"); the second reply
-    stands, whatever it says.
+    stands, whatever it says. `bounded` holds the reply to `bounded_schema` (see there).
     """
     user = USER.format(
         question=question,
@@ -284,14 +319,14 @@ async def evaluate(
         last_round=_LAST_ROUND[style] if last_round else "",
     )
     messages = system_and_user(_SYSTEM[style], user)
-    reply, results = await _judge(llm, messages, tag, style, evidence, observations)
+    reply, results = await _judge(llm, messages, tag, style, evidence, observations, bounded)
     if echo_check and reply.action == "DONE" and echoes(reply.answer, sub_question):
         recheck = [
             *messages,
             AIMessage(content=results[-1].text),
             HumanMessage(content=ECHO_RECHECK.format(answer=reply.answer.strip())),
         ]
-        reply, more = await _judge(llm, recheck, tag, style, evidence, observations)
+        reply, more = await _judge(llm, recheck, tag, style, evidence, observations, bounded)
         results = [*results, *more]
     if reply.action == "DONE" or last_round:
         answer = reply.answer.strip() or UNKNOWN

@@ -1,0 +1,123 @@
+"""`bounded_replies`: the evaluator's reply held to a schema whose strings and lists are bounded."""
+
+import json
+import re
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import Runnable
+from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
+from sqlalchemy import Engine
+
+from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
+from nodes.agent.evaluate import (
+    EvaluationReply,
+    EvaluatorStyle,
+    GuessReply,
+    QuotedReply,
+    bounded_schema,
+    evaluate,
+)
+from nodes.llm.client import CallTag, LlmClient
+from store.grasp_retrieval import Evidence
+from tests.fixtures.films import EVALUATE, build_corpus, chain_rules, run, services
+
+BOUNDED_STRING = {"type": "string", "maxLength": 300}
+BOUNDED_LIST = {"type": "array", "items": BOUNDED_STRING, "maxItems": 5}
+EVIDENCE = [Evidence(id=1, title="Marie Duval", text="Marie Duval was born in Lyon.", score=1.0)]
+
+
+def test_every_string_and_list_is_bounded_and_every_field_required_in_order() -> None:
+    assert bounded_schema(EvaluationReply) == {
+        "type": "object",
+        "properties": {
+            "observations": BOUNDED_LIST,
+            "action": {"enum": ["DONE", "QUERY_AGAIN"], "type": "string"},
+            "answer": BOUNDED_STRING,
+            "search_statement": BOUNDED_STRING,
+            "keywords": BOUNDED_LIST,
+        },
+        "required": ["observations", "action", "answer", "search_statement", "keywords"],
+    }
+    assert bounded_schema(GuessReply)["properties"] == {
+        "answer": BOUNDED_STRING,
+        "stated": {"type": "boolean"},
+    }
+    assert list(bounded_schema(QuotedReply)["required"])[:2] == ["quote", "answer"]
+
+
+def test_llama_cpp_makes_the_bound_a_grammar_that_ends_every_string() -> None:
+    grammar = json_schema_to_gbnf(json.dumps(bounded_schema(EvaluationReply)))
+    LlamaGrammar.from_string(grammar, verbose=False)
+    rules = dict(line.split(" ::= ", 1) for line in grammar.splitlines() if " ::= " in line)
+    # 300 nested optional characters between the quotes, never an open-ended repetition.
+    assert rules["answer"].count("char") == 300
+    assert "*" not in rules["answer"] and "+" not in rules["answer"]
+    assert rules["action"] == '"\\"DONE\\"" | "\\"QUERY_AGAIN\\""'
+
+
+def recording_client(reply: dict[str, Any], schemas: list[Any]) -> LlmClient:
+    def record(model: BaseChatModel, schema: dict[str, Any]) -> Runnable[Any, Any]:
+        schemas.append(schema)
+        return model
+
+    rule = ScriptedReply(when=[re.escape("Sub-question:")], reply=json.dumps(reply), times=None)
+    return LlmClient(
+        model=ScriptedChatModel(rules=[rule]),
+        model_name="scripted",
+        use_cache=False,
+        schema_binder=record,
+    )
+
+
+REPLIES: dict[EvaluatorStyle, tuple[dict[str, Any], type[Any]]] = {
+    "free": ({"action": "DONE", "answer": "Lyon"}, EvaluationReply),
+    "guess": ({"answer": "Lyon", "stated": True}, GuessReply),
+    "quote": ({"quote": "Marie Duval was born in Lyon.", "answer": "Lyon"}, QuotedReply),
+}
+
+
+@pytest.mark.parametrize("style", ["free", "guess", "quote"])
+@pytest.mark.parametrize("bounded", [True, False])
+async def test_each_style_sends_its_bounded_schema_only_when_asked(
+    style: EvaluatorStyle, bounded: bool
+) -> None:
+    schemas: list[Any] = []
+    reply, reply_type = REPLIES[style]
+    llm = recording_client(reply, schemas)
+    judged, results = await evaluate(
+        llm,
+        question="Where was Marie Duval born?",
+        sub_question="Where was Marie Duval born?",
+        dependencies=[],
+        observations=[],
+        evidence=EVIDENCE,
+        last_round=False,
+        max_chars=0,
+        tag=CallTag(node="evaluate"),
+        style=style,
+        bounded=bounded,
+    )
+    assert (judged.action, judged.answer, len(results)) == ("DONE", "Lyon", 1)
+    assert schemas == ([bounded_schema(reply_type)] if bounded else [])
+
+
+async def test_the_run_setting_reaches_every_evaluator_call(
+    engine: Engine, database_url: str
+) -> None:
+    svc = services(engine, database_url, chain_rules(build_corpus(engine)))
+    schemas: list[Any] = []
+
+    def record(model: BaseChatModel, schema: dict[str, Any]) -> Runnable[Any, Any]:
+        schemas.append(schema)
+        return model
+
+    svc = replace(svc, llm=replace(svc.llm, schema_binder=record))
+    state, _ = await run(svc, "Where was the director of Blue Harbor born?", bounded_replies=True)
+
+    assert isinstance(svc.llm.model, ScriptedChatModel)
+    evaluations = [p for p in svc.llm.model.prompts if EVALUATE in p]
+    assert state["final_answer"] == "Lisbon" and len(evaluations) == 3
+    assert schemas.count(bounded_schema(EvaluationReply)) == len(evaluations)
