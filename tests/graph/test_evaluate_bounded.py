@@ -1,7 +1,6 @@
 """`bounded_replies`: the evaluator's reply held to a schema whose strings and lists are bounded."""
 
 import json
-import re
 from dataclasses import replace
 from typing import Any
 
@@ -18,10 +17,10 @@ from nodes.agent.evaluate import (
     GuessReply,
     QuotedReply,
     bounded_schema,
-    evaluate,
 )
-from nodes.llm.client import CallTag, LlmClient
+from nodes.llm.client import SchemaBinder
 from store.grasp_retrieval import Evidence
+from tests.fixtures.evaluator import evaluate_once
 from tests.fixtures.films import EVALUATE, build_corpus, chain_rules, run, services
 
 BOUNDED_STRING = {"type": "string", "maxLength": 300}
@@ -58,18 +57,14 @@ def test_llama_cpp_makes_the_bound_a_grammar_that_ends_every_string() -> None:
     assert rules["action"] == '"\\"DONE\\"" | "\\"QUERY_AGAIN\\""'
 
 
-def recording_client(reply: dict[str, Any], schemas: list[Any]) -> LlmClient:
+def recorder(schemas: list[Any]) -> SchemaBinder:
+    """A schema binder that notes each schema it is given and leaves the model as it is."""
+
     def record(model: BaseChatModel, schema: dict[str, Any]) -> Runnable[Any, Any]:
         schemas.append(schema)
         return model
 
-    rule = ScriptedReply(when=[re.escape("Sub-question:")], reply=json.dumps(reply), times=None)
-    return LlmClient(
-        model=ScriptedChatModel(rules=[rule]),
-        model_name="scripted",
-        use_cache=False,
-        schema_binder=record,
-    )
+    return record
 
 
 REPLIES: dict[EvaluatorStyle, tuple[dict[str, Any], type[Any]]] = {
@@ -86,19 +81,17 @@ async def test_each_style_sends_its_bounded_schema_only_when_asked(
 ) -> None:
     schemas: list[Any] = []
     reply, reply_type = REPLIES[style]
-    llm = recording_client(reply, schemas)
-    judged, results = await evaluate(
-        llm,
+    model = ScriptedChatModel(
+        rules=[ScriptedReply(when=["Sub-question:"], reply=json.dumps(reply))]
+    )
+    judged, results = await evaluate_once(
+        model,
         question="Where was Marie Duval born?",
         sub_question="Where was Marie Duval born?",
-        dependencies=[],
-        observations=[],
         evidence=EVIDENCE,
-        last_round=False,
-        max_chars=0,
-        tag=CallTag(node="evaluate"),
         style=style,
         bounded=bounded,
+        schema_binder=recorder(schemas),
     )
     assert (judged.action, judged.answer, len(results)) == ("DONE", "Lyon", 1)
     assert schemas == ([bounded_schema(reply_type)] if bounded else [])
@@ -109,12 +102,7 @@ async def test_the_run_setting_reaches_every_evaluator_call(
 ) -> None:
     svc = services(engine, database_url, chain_rules(build_corpus(engine)))
     schemas: list[Any] = []
-
-    def record(model: BaseChatModel, schema: dict[str, Any]) -> Runnable[Any, Any]:
-        schemas.append(schema)
-        return model
-
-    svc = replace(svc, llm=replace(svc.llm, schema_binder=record))
+    svc = replace(svc, llm=replace(svc.llm, schema_binder=recorder(schemas)))
     state, _ = await run(svc, "Where was the director of Blue Harbor born?", bounded_replies=True)
 
     assert isinstance(svc.llm.model, ScriptedChatModel)
