@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from nodes.agent.rewrite import known_answers
 from nodes.agent.select_entities import notes_block
+from nodes.llm.bounded import bounded_schema
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
 from store.grasp_retrieval import Evidence
 
@@ -77,32 +78,6 @@ class EvaluationReply(BaseModel):
 def truncate(text: str, limit: int) -> str:
     """Cut long evidence at `limit` characters (an ellipsis marks the cut)."""
     return text if limit <= 0 or len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-#: Bounds of a bounded reply (`bounded=True`): a note, an answer or a search statement is one
-#: sentence, and the prompts ask for at most three notes and a few keywords.
-REPLY_STRING_CHARS = 300
-REPLY_LIST_ITEMS = 5
-
-
-def bounded_schema(reply_type: type[BaseModel]) -> dict[str, Any]:
-    """The reply's JSON schema with every string and list bounded and every field required.
-
-    Given to the local model, llama.cpp makes it a grammar: a reply then always closes its
-    strings and its object. Unbounded, the 1.5B model sometimes ran on inside a string until the
-    768-token output cap (8 of 77 evaluator replies on the first 20 HotpotQA questions): the cut
-    reply is invalid JSON and asked again, and when the second runs on too the hop is lost.
-    """
-    properties: dict[str, Any] = {}
-    for name, spec in reply_type.model_json_schema()["properties"].items():
-        bounded = {key: value for key, value in spec.items() if key in ("type", "enum")}
-        if bounded.get("type") == "string" and "enum" not in bounded:
-            bounded["maxLength"] = REPLY_STRING_CHARS
-        if bounded.get("type") == "array":
-            bounded["items"] = {"type": "string", "maxLength": REPLY_STRING_CHARS}
-            bounded["maxItems"] = REPLY_LIST_ITEMS
-        properties[name] = bounded
-    return {"type": "object", "properties": properties, "required": list(properties)}
 
 
 def evidence_block(evidence: Sequence[Evidence], max_chars: int) -> str:
@@ -308,7 +283,7 @@ async def evaluate(
     it) and whether the evidence states it: a short reply, and no "unknown" at the end.
     `echo_check` asks once more when the answer only repeats the sub-question's own words (a
     small model's usual slip: "Which state borders Florida?" → "Florida"); the second reply
-    stands, whatever it says. `bounded` holds the reply to `bounded_schema` (see there).
+    stands, whatever it says. `bounded` holds the reply to `nodes.llm.bounded.bounded_schema`.
     """
     user = USER.format(
         question=question,

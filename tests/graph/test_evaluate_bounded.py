@@ -11,13 +11,8 @@ from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
 from sqlalchemy import Engine
 
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
-from nodes.agent.evaluate import (
-    EvaluationReply,
-    EvaluatorStyle,
-    GuessReply,
-    QuotedReply,
-    bounded_schema,
-)
+from nodes.agent.evaluate import EvaluationReply, EvaluatorStyle, GuessReply, QuotedReply
+from nodes.llm.bounded import bounded_schema
 from nodes.llm.client import SchemaBinder
 from store.grasp_retrieval import Evidence
 from tests.fixtures.evaluator import evaluate_once
