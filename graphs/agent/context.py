@@ -10,6 +10,7 @@ from typing import Any, Literal, get_args
 
 from nodes.agent.evaluate import EvaluatorStyle
 from nodes.agent.plan import PlanFormat
+from nodes.agent.plan_links import UnwrittenNeeds
 from store.grasp_retrieval import RetrievalParams
 
 PassageScoring = Literal["rankvote", "uniform"]
@@ -28,6 +29,7 @@ SWITCHES = {
     "retrieval": Retrieval,
     "planner": Planner,
     "plan_format": PlanFormat,
+    "unwritten_needs": UnwrittenNeeds,
     "evaluator": EvaluatorStyle,
     "synthesis": Synthesis,
     "profile": Profile,
@@ -149,6 +151,15 @@ class GraspContext:
             "description": "planner reply: linked (each sub-question lists the earlier steps it "
             "needs, schema-constrained, links repaired) or free (plain strings with #k, the "
             "original format)"
+        },
+    )
+    # Append until measured (issue 14: each change a setting, kept only if it helps).
+    unwritten_needs: UnwrittenNeeds = field(
+        default="append",
+        metadata={
+            "description": "plan_format=linked: a need a sub-question lists but whose text has "
+            'no place for the earlier answer is appended as "(#k)" (append) or dropped, the '
+            "text standing alone (drop)"
         },
     )
     evaluator: EvaluatorStyle = field(

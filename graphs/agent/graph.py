@@ -125,6 +125,7 @@ class ParentNodes:
                     plan_format=context.plan_format,
                     history=history,
                     history_chars=context.history_chars,
+                    unwritten_needs=context.unwritten_needs,
                 )
                 plan, sub_questions, results = made.text, made.sub_questions, made.calls
             except (PlanRejected, MalformedOutput) as exc:

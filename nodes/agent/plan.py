@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from nodes.agent.plan_dag import PlanError, SubQuestion, build_dag
-from nodes.agent.plan_links import DraftStep, Repair, link_plan
+from nodes.agent.plan_links import DraftStep, Repair, UnwrittenNeeds, link_plan
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
 
 log = logging.getLogger(__name__)
@@ -218,10 +218,10 @@ class Plan:
 
 
 def _validated(
-    question: str, reply: PlanReply | LinkedPlanReply
+    question: str, reply: PlanReply | LinkedPlanReply, unwritten_needs: UnwrittenNeeds
 ) -> tuple[list[SubQuestion], list[Repair]]:
     if isinstance(reply, LinkedPlanReply):
-        return link_plan(question, reply.drafts())
+        return link_plan(question, reply.drafts(), unwritten_needs)
     return build_dag(reply.sub_questions), []
 
 
@@ -234,6 +234,7 @@ async def make_plan(
     attempts: int = 2,
     history: Sequence[tuple[str, str]] = (),
     history_chars: int = 400,
+    unwritten_needs: UnwrittenNeeds = "append",
 ) -> Plan:
     """Plan `question` in `plan_format`: the validated steps and every call made.
 
@@ -242,6 +243,8 @@ async def make_plan(
     is wrong. A reply that is not valid JSON is the client's to re-ask (MalformedOutput when it
     stays broken). `history`: the conversation's earlier (question, answer) turns the planner
     may use to resolve references, each cut to `history_chars`; none leaves the prompt as it was.
+    `unwritten_needs`: a linked step's listed need that its text has no place for is appended
+    as "(#k)" or dropped (see `link_plan`).
     """
     linked = plan_format == "linked"
     system = LINKED_SYSTEM if linked else FREE_SYSTEM
@@ -260,7 +263,7 @@ async def make_plan(
             reply, results = await llm.complete_json(messages, PlanReply, tag)
         calls.extend(results)
         try:
-            steps, repairs = _validated(question, reply)
+            steps, repairs = _validated(question, reply, unwritten_needs)
         except PlanError as error:
             problem = error
             messages = [

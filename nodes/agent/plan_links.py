@@ -12,8 +12,12 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from nodes.agent.plan_dag import PLACEHOLDER, PlanError, SubQuestion, build_dag, placeholders
+
+#: What a listed need the text has no place for becomes: appended as "(#k)", or dropped.
+UnwrittenNeeds = Literal["append", "drop"]
 
 
 def _word_set(words: str) -> frozenset[str]:
@@ -262,16 +266,19 @@ def _clean(drafts: Sequence[DraftStep]) -> list[DraftStep]:
     ]
 
 
-def link_plan(question: str, drafts: Sequence[DraftStep]) -> tuple[list[SubQuestion], list[Repair]]:
+def link_plan(
+    question: str, drafts: Sequence[DraftStep], unwritten_needs: UnwrittenNeeds = "append"
+) -> tuple[list[SubQuestion], list[Repair]]:
     """Repair the links of a linked plan, validate it as a DAG and say what was changed.
 
     For step j: needs that are not earlier steps are dropped; a `#k` in the text that names no
     earlier step is renamed when exactly one listed need is missing from the text; a listed
     need missing from the text is written in (over the earlier step's answer phrase, a pronoun
     or demonstrative, or a name found in neither the question nor the earlier steps; else
-    appended); a `#k` in the text that is not listed counts as listed; and a later step with no
-    link at all that plainly points back (the earlier answer's phrase, a pronoun, a guessed name)
-    is linked. Raises PlanError (from build_dag) for what none of this can mend.
+    appended as "(#k)", or with `unwritten_needs="drop"` dropped: the text stands alone); a
+    `#k` in the text that is not listed counts as listed; and a later step with no link at all
+    that plainly points back (the earlier answer's phrase, a pronoun, a guessed name) is linked.
+    Raises PlanError (from build_dag) for what none of this can mend.
     """
     steps = _clean(drafts)
     texts = [s.question for s in steps]
@@ -295,10 +302,16 @@ def link_plan(question: str, drafts: Sequence[DraftStep]) -> tuple[list[SubQuest
                 repairs.append(Repair(j, "listed_ref", f"#{ref} added to needs"))
         known = [question, *texts[: j - 1]]
         if missing:
-            linked = _link(text, missing, texts, known, append=True)
-            assert linked is not None  # append=True always links
-            text, kind, detail = linked
-            repairs.append(Repair(j, kind, detail))
+            linked = _link(text, missing, texts, known, append=unwritten_needs == "append")
+            if linked is None:
+                # The 1.5B planner lists the step before as a need on most steps, comparisons
+                # included; appended, its answer lands in a question that was whole ("What is the
+                # name of Alexandria International Airport (New York)?").
+                detail = ", ".join(f"#{k}" for k in missing)
+                repairs.append(Repair(j, "dropped_need", f"{detail} listed, unused by the text"))
+            else:
+                text, kind, detail = linked
+                repairs.append(Repair(j, kind, detail))
         elif j > 1 and not written and not needs:
             linked = _back_reference(text, j, texts, known, consumed)
             if linked is not None:

@@ -107,6 +107,29 @@ def test_a_listed_need_with_nothing_to_replace_is_appended() -> None:
     assert kinds == ["appended"]
 
 
+def test_a_listed_need_with_nothing_to_replace_can_be_dropped() -> None:
+    question = "Are the Alder Bridge and the Birch Bridge in the same county?"
+    steps = [
+        DraftStep("In which county is the Alder Bridge?", ()),
+        DraftStep("In which county is the Birch Bridge?", (1,)),
+        DraftStep("Are #1 and #2 the same county?", (1, 2)),
+    ]
+    sub_questions, repairs = link_plan(question, steps, unwritten_needs="drop")
+    assert [(s["text"], s["depends_on"]) for s in sub_questions] == [
+        ("In which county is the Alder Bridge?", []),
+        ("In which county is the Birch Bridge?", []),
+        ("Are #1 and #2 the same county?", [1, 2]),
+    ]
+    assert [(r.step, r.kind, r.detail) for r in repairs] == [
+        (2, "dropped_need", "#1 listed, unused by the text")
+    ]
+    # A need the text has a place for is still written in.
+    drafts = [DraftStep("Who directed Blue Harbor?", ()), DraftStep("Where was he born?", (1,))]
+    sub_questions, repairs = link_plan(DIRECTOR, drafts, unwritten_needs="drop")
+    assert [s["text"] for s in sub_questions] == ["Who directed Blue Harbor?", "Where was #1 born?"]
+    assert [r.kind for r in repairs] == ["pronoun"]
+
+
 def test_a_placeholder_the_needs_do_not_list_is_added_to_them() -> None:
     steps, kinds = linked(DIRECTOR, ("Who directed Blue Harbor?", ()), ("Where was #1 born?", ()))
     assert steps[1] == ("Where was #1 born?", [1])
