@@ -19,6 +19,7 @@ from typing import Any, get_args
 
 from nodes.agent.plan import PlanFormat, PlanRejected, make_plan
 from nodes.agent.plan_dag import SubQuestion, placeholders
+from nodes.agent.plan_links import UnwrittenNeeds
 from nodes.llm.client import CallTag, LlmClient, MalformedOutput
 
 
@@ -34,6 +35,15 @@ def register_bench(sub: Any) -> None:
         choices=get_args(PlanFormat),
         default=list(get_args(PlanFormat)),
         help="plan formats to compare (default: all)",
+    )
+    parser.add_argument(
+        "--unwritten-needs",
+        dest="needs_modes",
+        nargs="+",
+        choices=get_args(UnwrittenNeeds),
+        default=["append"],
+        help="linked format: what becomes of a listed need the text has no place for; several "
+        "give a column each (default: append)",
     )
     parser.add_argument("--quiet", action="store_true", help="print only the summary table")
     parser.set_defaults(handler=handle)
@@ -126,15 +136,40 @@ def compare(gold: GoldQuestion, steps: list[SubQuestion], tally: Tally) -> str:
     return f"gold {len(gold.hops)} / planned {len(steps)}, links {links}: broken {broken}, missing {missing}"
 
 
-async def plan_one(
-    llm: LlmClient, gold: GoldQuestion, plan_format: PlanFormat, tally: Tally
-) -> list[str]:
+@dataclass(frozen=True)
+class Column:
+    """One column of the table: a plan format and, for the linked one, its unwritten-needs rule."""
+
+    plan_format: PlanFormat
+    unwritten_needs: UnwrittenNeeds = "append"
+
+    def name(self, modes: int) -> str:
+        """The column's heading; the rule is named only when several are compared."""
+        return f"{self.plan_format}/{self.unwritten_needs}" if modes > 1 else self.plan_format
+
+
+def columns(formats: list[PlanFormat], modes: list[UnwrittenNeeds]) -> list[Column]:
+    """A column per format, the linked one once per rule (the free format has no needs)."""
+    return [
+        Column(plan_format, mode)
+        for plan_format in formats
+        for mode in (modes if plan_format == "linked" else modes[:1])
+    ]
+
+
+async def plan_one(llm: LlmClient, gold: GoldQuestion, column: Column, tally: Tally) -> list[str]:
     """Plan one question, add it to `tally`, and return the lines that show the plan."""
     tally.plans += 1
     tag = CallTag(node="plan")
     started = time.perf_counter()
     try:
-        made = await make_plan(llm, question=gold.question, tag=tag, plan_format=plan_format)
+        made = await make_plan(
+            llm,
+            question=gold.question,
+            tag=tag,
+            plan_format=column.plan_format,
+            unwritten_needs=column.unwritten_needs,
+        )
     except PlanRejected as exc:
         tally.rejected += 1
         tally.seconds += time.perf_counter() - started
@@ -214,17 +249,21 @@ async def handle(args: argparse.Namespace) -> int:
         f"{llm.model_name}, cache {'on' if settings.llm_cache else 'off'}, "
         f"{os.cpu_count()} CPUs, load average {load}"
     )
-    tallies = {plan_format: Tally() for plan_format in args.formats}
+    modes = list(dict.fromkeys(args.needs_modes))
+    tallies = {
+        column.name(len(modes)): (column, Tally()) for column in columns(args.formats, modes)
+    }
     # Question by question, so an interrupted run still compares the formats on the same ones.
+    # With the LLM cache on, a second rule re-reads the first one's reply: only the repair differs.
     for number, gold in enumerate(questions, start=1):
-        for plan_format, tally in tallies.items():
-            lines = await plan_one(llm, gold, plan_format, tally)
+        for name, (column, tally) in tallies.items():
+            lines = await plan_one(llm, gold, column, tally)
             if not args.quiet:
-                say(f"[{plan_format}] q{number}: {gold.question}")
+                say(f"[{name}] q{number}: {gold.question}")
                 for line in lines:
                     say(line)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     say(f"load average at the end: {load}")
-    for line in summary(tallies):
+    for line in summary({name: tally for name, (_, tally) in tallies.items()}):
         say(line)
     return 0

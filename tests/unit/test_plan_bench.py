@@ -5,8 +5,19 @@ from pathlib import Path
 
 import pytest
 
-from graphs.cli.bench_plans import GoldQuestion, Tally, compare, read_questions, summary
+from graphs.cli.bench_plans import (
+    Column,
+    GoldQuestion,
+    Tally,
+    columns,
+    compare,
+    plan_one,
+    read_questions,
+    summary,
+)
+from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
 from nodes.agent.plan_dag import build_dag
+from nodes.llm.client import LlmClient
 
 GOLD = GoldQuestion(
     "How many stores are in the state east of the state where Kora died?",
@@ -38,6 +49,38 @@ def test_a_question_without_gold_is_planned_but_not_compared() -> None:
     assert (tally.steps, tally.with_gold, tally.gold_links) == (1, 0, 0)
     table = "\n".join(summary({"linked": tally}))
     assert "plans with every link   0/0" in table
+
+
+def test_the_linked_format_gets_a_column_per_unwritten_needs_rule() -> None:
+    both = columns(["linked", "free"], ["append", "drop"])
+    assert [c.name(2) for c in both] == ["linked/append", "linked/drop", "free/append"]
+    assert [c.name(1) for c in columns(["linked"], ["drop"])] == ["linked"]
+
+
+async def test_each_rule_repairs_the_same_reply_its_own_way() -> None:
+    gold = GoldQuestion(
+        "Are the Alder Bridge and the Birch Bridge in one county?",
+        ["In which county is the Alder Bridge?", "In which county is the Birch Bridge?"],
+    )
+    plan = {
+        "plan": "Both counties.",
+        "sub_questions": [
+            {"needs": [], "question": "In which county is the Alder Bridge?"},
+            {"needs": [1], "question": "In which county is the Birch Bridge?"},
+        ],
+    }
+    llm = LlmClient(
+        model=ScriptedChatModel(rules=[ScriptedReply(when=["Alder"], reply=json.dumps(plan))]),
+        model_name="scripted",
+        use_cache=False,
+    )
+    appended, dropped = Tally(), Tally()
+    lines = await plan_one(llm, gold, Column("linked", "append"), appended)
+    assert "  2. In which county is the Birch Bridge (#1)?  needs [1]" in lines
+    lines = await plan_one(llm, gold, Column("linked", "drop"), dropped)
+    assert "  2. In which county is the Birch Bridge?  needs []" in lines
+    assert "  repaired sub-question 2: dropped_need (#1 listed, unused by the text)" in lines
+    assert (appended.repairs, dropped.repairs) == ({"appended": 1}, {"dropped_need": 1})
 
 
 def test_questions_are_read_from_json_and_json_lines(tmp_path: Path) -> None:
