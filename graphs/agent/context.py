@@ -21,7 +21,12 @@ Planner = Literal["on", "off"]
 Synthesis = Literal["findings", "reader"]
 Profile = Literal["auto", "paper", "small"]
 #: What profile=small changes, and to what: measured better with the offline 1.5B model (README).
-SMALL_MODEL_DEFAULTS: dict[str, str] = {"entity_selection": "off", "synthesis": "reader"}
+SMALL_MODEL_DEFAULTS: dict[str, Any] = {
+    "entity_selection": "off",
+    "synthesis": "reader",
+    "bounded_replies": True,
+    "unwritten_needs": "drop",
+}
 SWITCHES = {
     "passage_scoring": PassageScoring,
     "entity_selection": EntitySelection,
@@ -153,7 +158,7 @@ class GraspContext:
             "original format)"
         },
     )
-    # Append until measured (issue 14: each change a setting, kept only if it helps).
+    # The paper has no repair; append is the faithful one. profile=small drops (README).
     unwritten_needs: UnwrittenNeeds = field(
         default="append",
         metadata={
@@ -209,7 +214,7 @@ class GraspContext:
             'sub-question ("Which state borders Florida?" answered "Florida")'
         },
     )
-    # Off until measured (issue 14: each change a setting, kept only if it helps).
+    # Off for the paper's profile; profile=small turns it on (measured, README).
     bounded_replies: bool = field(
         default=False,
         metadata={
@@ -222,7 +227,8 @@ class GraspContext:
         default="auto",
         metadata={
             "description": "defaults for the model: paper (the paper's), small (entity selection "
-            "off and synthesis=reader, measured better with the offline 1.5B model) or auto "
+            "off, synthesis=reader, bounded_replies and unwritten_needs=drop, measured better "
+            "with the offline 1.5B model) or auto "
             "(small for the offline llama.cpp model, paper for any other); a setting given a "
             "value other than its paper default always keeps it"
         },

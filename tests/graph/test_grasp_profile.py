@@ -27,9 +27,22 @@ def test_auto_is_small_on_the_local_model_and_the_papers_elsewhere() -> None:
     given = GraspContext(corpus="films", k_props=20)
     small = given.settled(local_model=True)
     assert (small.entity_selection, small.synthesis) == ("off", "reader")
-    assert SMALL_MODEL_DEFAULTS == {"entity_selection": "off", "synthesis": "reader"}
+    assert (small.bounded_replies, small.unwritten_needs) == (True, "drop")
+    assert SMALL_MODEL_DEFAULTS == {
+        "entity_selection": "off",
+        "synthesis": "reader",
+        "bounded_replies": True,
+        "unwritten_needs": "drop",
+    }
     # Nothing else moves, and the given context is not changed.
-    assert replace(small, entity_selection="llm", synthesis="findings") == given
+    paper = replace(
+        small,
+        entity_selection="llm",
+        synthesis="findings",
+        bounded_replies=False,
+        unwritten_needs="append",
+    )
+    assert paper == given
     assert (given.entity_selection, given.synthesis) == ("llm", "findings")
     assert given.settled(local_model=False) == given
 
