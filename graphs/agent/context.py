@@ -19,6 +19,7 @@ EvidenceKind = Literal["passages", "propositions"]
 Retrieval = Literal["grasp", "dense"]
 Planner = Literal["on", "off"]
 Synthesis = Literal["findings", "reader"]
+HopRounds = Literal["last", "all"]
 Profile = Literal["auto", "paper", "small"]
 #: What profile=small changes, and to what: measured better with the offline 1.5B model (README).
 SMALL_MODEL_DEFAULTS: dict[str, Any] = {
@@ -37,6 +38,7 @@ SWITCHES = {
     "unwritten_needs": UnwrittenNeeds,
     "evaluator": EvaluatorStyle,
     "synthesis": Synthesis,
+    "hop_rounds": HopRounds,
     "profile": Profile,
 }
 
@@ -198,6 +200,16 @@ class GraspContext:
         metadata={
             "description": "synthesis=reader: the hop answers go in as notes (off: it reads the "
             "passages alone, as the dense peer does)"
+        },
+    )
+    # A hop that searched again may drift away from its first round's passages, and with "last"
+    # the final answer never sees them again (a MuSiQue question was lost so; README).
+    hop_rounds: HopRounds = field(
+        default="last",
+        metadata={
+            "description": "passages a hop hands to the final answer (synthesis=reader or "
+            "synthesis_passages): last (the round its answer came from) or all (that round's "
+            "best, then each earlier round's, in turn)"
         },
     )
     synthesis_passages: int = field(

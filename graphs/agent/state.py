@@ -7,6 +7,7 @@ that makes them, and kept in state as they come. TypedDicts come from typing_ext
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Sequence
 from typing import Annotated, Literal, NotRequired
@@ -286,6 +287,8 @@ class SubAgentState(TypedDict, total=False):
     prior: list[PassageHit]
     selected: list[int]
     evidence: list[Evidence]
+    # each earlier round's best passage ids, oldest first (for hop_rounds=all)
+    earlier_rounds: Annotated[list[list[int]], operator.add]
     observations: Annotated[ObservationLog, merge_observations]
     visited_entities: Annotated[list[int], union_ids]
     visited_propositions: Annotated[list[int], union_ids]
