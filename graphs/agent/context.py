@@ -20,6 +20,7 @@ Retrieval = Literal["grasp", "dense"]
 Planner = Literal["on", "off"]
 Synthesis = Literal["findings", "reader"]
 HopRounds = Literal["last", "all"]
+ReaderFocus = Literal["even", "final"]
 Profile = Literal["auto", "paper", "small"]
 #: What profile=small changes, and to what: measured better with the offline 1.5B model (README).
 SMALL_MODEL_DEFAULTS: dict[str, Any] = {
@@ -39,6 +40,7 @@ SWITCHES = {
     "evaluator": EvaluatorStyle,
     "synthesis": Synthesis,
     "hop_rounds": HopRounds,
+    "reader_focus": ReaderFocus,
     "profile": Profile,
 }
 
@@ -191,6 +193,14 @@ class GraspContext:
         metadata={
             "description": "synthesis=reader: passages it reads, taken in turn from each hop's "
             "best (the dense peer reads 5)"
+        },
+    )
+    reader_focus: ReaderFocus = field(
+        default="even",
+        metadata={
+            "description": "synthesis=reader: which hops' passages fill its reader_passages: "
+            "even (in turn from each hop) or final (each bridge hop's best passage, the rest "
+            "from the hops no other hop builds on, whose passages hold the answer)"
         },
     )
     # Off by default: with the offline 1.5B model, notes made the reader copy wrong hop answers

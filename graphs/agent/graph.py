@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -34,7 +34,12 @@ from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, run_id
 from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.plan import PlanRejected, make_plan
 from nodes.agent.plan_dag import ready, substitute
-from nodes.agent.synthesize import read_final_answer, reading_order, synthesize
+from nodes.agent.synthesize import (
+    final_focused_order,
+    read_final_answer,
+    reading_order,
+    synthesize,
+)
 from nodes.llm.client import CallTag, LlmResult, MalformedOutput
 from store.corpora import corpus_id
 from store.passage_search import passages_by_id
@@ -65,16 +70,27 @@ def sub_agent_input(
     )
 
 
+def final_hops(sub_questions: Sequence[SubQuestion]) -> set[int]:
+    """The sub-questions no other one builds on: the final answer comes from theirs."""
+    needed = {k for sq in sub_questions for k in sq["depends_on"]}
+    return {sq["index"] for sq in sub_questions} - needed
+
+
 async def hop_passage_texts(
-    services: Services, hop_passages: Mapping[int, list[int]], context: GraspContext
+    services: Services, state: GraspState, context: GraspContext
 ) -> list[PassageText]:
     """The hops' passages the final answer reads, each once.
 
-    The reader takes them in turn from each hop, up to `reader_passages`; the findings synthesis
-    takes each hop's in hop order.
+    The reader takes them in turn from each hop (or, with reader_focus=final, mostly from the
+    final hops), up to `reader_passages`; the findings synthesis takes each hop's in hop order.
     """
-    if context.synthesis == "reader":
-        ids = reading_order(hop_passages, context.reader_passages)
+    hop_passages = state.get("hop_passages", {})
+    limit = context.reader_passages
+    if context.synthesis == "reader" and context.reader_focus == "final":
+        ends = final_hops(state.get("sub_questions", []))
+        ids = final_focused_order(hop_passages, ends, limit)
+    elif context.synthesis == "reader":
+        ids = reading_order(hop_passages, limit)
     else:
         ids = list(dict.fromkeys(pid for k in sorted(hop_passages) for pid in hop_passages[k]))
     return await asyncio.to_thread(passages_by_id, services.engine, ids) if ids else []
@@ -170,7 +186,7 @@ class ParentNodes:
         """
         context, services = await self.wiring.resolve(runtime)
         answers = state.get("answers", {})
-        passages = await hop_passage_texts(services, state.get("hop_passages", {}), context)
+        passages = await hop_passage_texts(services, state, context)
         chain = [
             (substitute(sq["text"], answers), answers.get(sq["index"], UNKNOWN))
             for sq in state.get("sub_questions", [])

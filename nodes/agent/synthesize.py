@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -118,6 +118,23 @@ def reading_order(hop_passages: Mapping[int, Sequence[int]], limit: int) -> list
         for ids in lists:
             if rank < len(ids) and len(order) < limit:
                 order.setdefault(ids[rank])
+    return list(order)
+
+
+def final_focused_order(
+    hop_passages: Mapping[int, Sequence[int]], final_hops: Collection[int], limit: int
+) -> list[int]:
+    """Each bridge hop's best passage, then the final hops' in turn, then the rest, ≤ `limit`.
+
+    Final hops are those no other hop builds on: their passages hold the answer, while a bridge
+    hop needs only its best one to show the link. Ids are taken each once, bridges in hop order.
+    """
+    bridges = [k for k in sorted(hop_passages) if k not in final_hops and hop_passages[k]]
+    order = dict.fromkeys(hop_passages[k][0] for k in bridges[:limit])
+    finals = {k: ids for k, ids in hop_passages.items() if k in final_hops}
+    for pid in [*reading_order(finals, limit), *reading_order(hop_passages, limit)]:
+        if len(order) < limit:
+            order.setdefault(pid)
     return list(order)
 
 

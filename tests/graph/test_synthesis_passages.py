@@ -1,11 +1,14 @@
 """`synthesis_passages`: the final answer also reads the passages the hop answers came from."""
 
+from typing import Any
+
 import pytest
 from sqlalchemy import Engine, select
 
 from graphs.agent.context import GraspContext
+from graphs.agent.graph import final_hops, hop_passage_texts
 from graphs.models.scripted_model import ScriptedChatModel
-from nodes.agent.synthesize import reading_order
+from nodes.agent.synthesize import final_focused_order, reading_order
 from store.engine import transaction
 from store.models import Passage
 from tests.fixtures.films import (
@@ -102,6 +105,49 @@ def test_reading_order_takes_each_hops_passages_in_turn_each_once() -> None:
     assert reading_order({1: [5, 6, 7], 2: [8]}, 3) == [5, 8, 6]
     assert reading_order({1: [5]}, 5) == [5]
     assert reading_order({}, 5) == []
+
+
+def test_final_focus_takes_each_bridges_best_then_fills_from_the_final_hops() -> None:
+    # A chain 1 → 2 → 3: hop 3 is final, hops 1 and 2 bridges.
+    chain = {1: [5, 6], 2: [7, 8], 3: [9, 10, 11, 12]}
+    assert final_focused_order(chain, {3}, 5) == [5, 7, 9, 10, 11]
+    # Two final hops (a comparison's two sides after one bridge) share the rest in turn.
+    assert final_focused_order({1: [5, 6], 2: [7, 8, 9], 3: [10, 11]}, {2, 3}, 5) == [
+        5,
+        7,
+        10,
+        8,
+        11,
+    ]
+    # A passage two hops share is taken once; short final lists are filled from every hop.
+    assert final_focused_order({1: [5, 6, 4], 2: [5]}, {2}, 3) == [5, 6, 4]
+    # More bridges than room: the first bridges' best, in hop order.
+    assert final_focused_order({1: [5], 2: [6], 3: [7]}, {3}, 2) == [5, 6]
+
+
+@pytest.mark.parametrize(("focus", "third"), [("final", "Lena Marsh"), ("even", "Ivo Strand")])
+async def test_the_reader_focus_decides_which_hops_fill_the_reader_passages(
+    engine: Engine, database_url: str, focus: str, third: str
+) -> None:
+    build_corpus(engine)
+    with transaction(engine) as session:
+        by_title = {title: pid for title, pid in session.execute(select(Passage.title, Passage.id))}
+    hop_1 = [by_title["Blue Harbor"], by_title["Ivo Strand"]]
+    hop_2 = [by_title["Tomas Reyd"], by_title["Lena Marsh"], by_title["Ivo Strand"]]
+    state: Any = {
+        "sub_questions": [
+            {"index": 1, "text": "Who directed Blue Harbor?", "depends_on": []},
+            {"index": 2, "text": "Where was #1 born?", "depends_on": [1]},
+        ],
+        "hop_passages": {1: hop_1, 2: hop_2},
+    }
+    assert final_hops(state["sub_questions"]) == {2}
+    context = GraspContext(synthesis="reader", reader_passages=3, reader_focus=focus)  # type: ignore[arg-type]
+    svc = services(engine, database_url, [])
+
+    shown = await hop_passage_texts(svc, state, context)
+
+    assert [p.title for p in shown] == ["Blue Harbor", "Tomas Reyd", third]
 
 
 def test_the_reader_needs_passage_evidence() -> None:
