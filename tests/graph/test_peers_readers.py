@@ -42,7 +42,9 @@ async def test_a_reader_answers_once_from_its_passages(
 ) -> None:
     ids = films_with_graph(engine)
     svc = services(
-        engine, database_url, [rule(ANSWER, f"Question: {QUESTION}", reply={"answer": " Lisbon "})]
+        engine,
+        database_url,
+        [rule(ANSWER, f"Question: {QUESTION}", reply={"answer": " Lisbon (Portugal) "})],
     )
     state, nodes = await run_peer(method, svc, QUESTION, thread=f"{method}-1", **settings)
 

@@ -78,7 +78,8 @@ async def test_the_reader_reads_the_hops_best_passages_in_turn_with_the_answers_
         "Passages:\n[1] Blue Harbor\nBlue Harbor is a 1998 drama film",
         "\n\n[2] Tomas Reyd\nTomas Reyd is a film director.",
         "Question: Where was the director of Blue Harbor born?",
-        reply={"answer": "Lisbon"},
+        # The aside the reader copies from its passage is not part of the final answer.
+        reply={"answer": "Lisbon (Portugal)"},
     )
     # The paper's synthesis must not be asked: only the reader's rule may answer.
     rules = [r for r in chain_rules(ids) if SYNTHESIZE not in r.when[0].replace("\\", "")]
