@@ -225,6 +225,15 @@ class GraspContext:
             "best, then each earlier round's, in turn)"
         },
     )
+    # Off until measured (README): it answers for the reader only on the slip it names.
+    bridge_check: bool = field(
+        default=False,
+        metadata={
+            "description": "when the final answer is only the answer of a hop a later hop builds "
+            "on (the bridge entity) and the plan ends in one hop that found an answer, give that "
+            "final hop's answer instead"
+        },
+    )
     synthesis_passages: int = field(
         default=0,
         metadata={

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -31,9 +31,10 @@ from graphs.agent.subagent import build_subagent, failed_calls
 from graphs.models.providers import is_local
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, run_id
+from nodes.agent.bridge_check import bridge_slip
 from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.plan import PlanRejected, make_plan
-from nodes.agent.plan_dag import ready, substitute
+from nodes.agent.plan_dag import final_hops, ready, substitute
 from nodes.agent.synthesize import (
     final_focused_order,
     read_final_answer,
@@ -68,12 +69,6 @@ def sub_agent_input(
             for k in sub_question["depends_on"]
         ],
     )
-
-
-def final_hops(sub_questions: Sequence[SubQuestion]) -> set[int]:
-    """The sub-questions no other one builds on: the final answer comes from theirs."""
-    needed = {k for sq in sub_questions for k in sq["depends_on"]}
-    return {sq["index"] for sq in sub_questions} - needed
 
 
 async def hop_passage_texts(
@@ -217,6 +212,14 @@ class ParentNodes:
                         max_chars=context.max_passage_chars,
                     )
             answer, why = reply.answer, reply.justification
+            slip = (
+                bridge_slip(answer, state.get("sub_questions", []), answers)
+                if context.bridge_check
+                else None
+            )
+            if slip:
+                log.info("bridge check: %s", slip.why())
+                answer, why = slip.answer, slip.why()
         except MalformedOutput as exc:
             log.warning("synthesis reply unusable (%s); giving the last sub-answer", exc)
             answer = chain[-1][1] if chain else UNKNOWN

@@ -29,6 +29,12 @@ class SubQuestion(TypedDict):
     depends_on: list[int]
 
 
+def final_hops(sub_questions: Sequence[SubQuestion]) -> set[int]:
+    """The sub-questions no other one builds on: the final answer comes from theirs."""
+    needed = {k for sq in sub_questions for k in sq["depends_on"]}
+    return {sq["index"] for sq in sub_questions} - needed
+
+
 def placeholders(text: str) -> list[int]:
     """The step numbers referenced by `#k` in `text`, sorted and without repeats."""
     return sorted({int(match) for match in PLACEHOLDER.findall(text)})

@@ -6,8 +6,9 @@ import pytest
 from sqlalchemy import Engine, select
 
 from graphs.agent.context import GraspContext
-from graphs.agent.graph import final_hops, hop_passage_texts
+from graphs.agent.graph import hop_passage_texts
 from graphs.models.scripted_model import ScriptedChatModel
+from nodes.agent.plan_dag import final_hops
 from nodes.agent.synthesize import final_focused_order, reading_order
 from store.engine import transaction
 from store.models import Passage
@@ -177,3 +178,26 @@ async def test_by_default_the_reader_reads_the_passages_alone(
     assert isinstance(svc.llm.model, ScriptedChatModel)
     prompt = next(p for p in svc.llm.model.prompts if READER in p)
     assert "Notes:" not in prompt and "→" not in prompt
+
+
+@pytest.mark.parametrize(("bridge_check", "expected"), [(False, "Tomas Reyd"), (True, "Lisbon")])
+async def test_the_bridge_check_replaces_a_bridge_answer_with_the_final_hops(
+    engine: Engine, database_url: str, bridge_check: bool, expected: str
+) -> None:
+    ids = build_corpus(engine)
+    # The reader names the director, the bridge of "director of Blue Harbor" → "born where".
+    reader = rule(READER, "Question: Where was the director", reply={"answer": "Tomas Reyd"})
+    rules = [r for r in chain_rules(ids) if SYNTHESIZE not in r.when[0].replace("\\", "")]
+    svc = services(engine, database_url, [reader, *rules])
+    state, _ = await run(
+        svc,
+        QUESTION,
+        thread=f"bridge-{bridge_check}",
+        synthesis="reader",
+        bridge_check=bridge_check,
+    )
+
+    assert state["answers"] == {1: "Tomas Reyd", 2: "Lisbon"}
+    assert state["final_answer"] == expected
+    if bridge_check:
+        assert state["justification"].startswith("the reader answered step 1's answer")

@@ -1,0 +1,61 @@
+"""The bridge check: a final answer that only names a bridge hop's answer is given the final hop's.
+
+A small reader asked "What is the waterfall in the country where the Bubye River is?" often
+answers the country: the bridge entity, named in every passage it reads. When the plan ends in
+one hop and that hop found an answer, an answer equal to a bridge hop's (and not to the final
+hop's) is that slip, and the final hop's answer stands in for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from nodes.agent.evaluate import UNKNOWN
+from nodes.agent.plan_dag import SubQuestion, final_hops
+
+_PUNCTUATION = re.compile(r"[^\w\s]")
+
+
+def same_answer(a: str, b: str) -> bool:
+    """Whether two answers are the same words, case and punctuation aside."""
+
+    def words(text: str) -> list[str]:
+        return _PUNCTUATION.sub(" ", text.casefold()).split()
+
+    return words(a) == words(b)
+
+
+@dataclass(frozen=True)
+class BridgeSlip:
+    """The answer was bridge hop `bridge`'s; `final` is the hop whose answer replaces it."""
+
+    bridge: int
+    final: int
+    answer: str
+
+    def why(self) -> str:
+        """One line for the run's justification."""
+        return (
+            f"the reader answered step {self.bridge}'s answer, which a later step builds on; "
+            f"step {self.final}'s answer is given instead"
+        )
+
+
+def bridge_slip(
+    answer: str, sub_questions: Sequence[SubQuestion], answers: Mapping[int, str]
+) -> BridgeSlip | None:
+    """The slip `answer` makes, or None when it is not one (or the plan has no single final hop)."""
+    ends = final_hops(sub_questions)
+    if len(ends) != 1:
+        return None
+    (final,) = ends
+    replacement = answers.get(final, UNKNOWN).strip()
+    if not replacement or replacement == UNKNOWN or same_answer(answer, replacement):
+        return None
+    for sq in sub_questions:
+        bridge_answer = answers.get(sq["index"], UNKNOWN)
+        if sq["index"] != final and bridge_answer != UNKNOWN and same_answer(answer, bridge_answer):
+            return BridgeSlip(sq["index"], final, replacement)
+    return None
