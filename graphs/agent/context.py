@@ -158,15 +158,16 @@ class GraspContext:
         default="linked",
         metadata={
             "description": "planner reply: linked (each sub-question lists the earlier steps it "
-            "needs, schema-constrained, links repaired) or free (plain strings with #k, the "
-            "original format)"
+            "needs, schema-constrained, links repaired), chain (the linked reply, the planner "
+            "first tracing the question's relations one arrow per step) or free (plain strings "
+            "with #k, the original format)"
         },
     )
     # The paper has no repair; append is the faithful one. profile=small drops (README).
     unwritten_needs: UnwrittenNeeds = field(
         default="append",
         metadata={
-            "description": "plan_format=linked: a need a sub-question lists but whose text has "
+            "description": "plan_format=linked or chain: a need a sub-question lists but whose text has "
             'no place for the earlier answer is appended as "(#k)" (append) or dropped, the '
             "text standing alone (drop)"
         },

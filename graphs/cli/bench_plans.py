@@ -153,7 +153,7 @@ def columns(formats: list[PlanFormat], modes: list[UnwrittenNeeds]) -> list[Colu
     return [
         Column(plan_format, mode)
         for plan_format in formats
-        for mode in (modes if plan_format == "linked" else modes[:1])
+        for mode in (modes if plan_format != "free" else modes[:1])
     ]
 
 

@@ -1,9 +1,11 @@
 """The planner: one LLM call turns a multi-hop question into a plan and single-hop sub-questions.
 
-Two reply formats (the run setting `plan_format`):
+Three reply formats (the run setting `plan_format`):
 - "linked": every sub-question is an object {"needs": [k, …], "question": "… #k …"}; the reply's
   JSON schema (a grammar for llama.cpp) lets step k list only earlier steps, and plan_links
   repairs a text that disagrees with its needs;
+- "chain": the linked reply, from a prompt that has the model trace the question's relations
+  first, one arrow per step, in its "plan" field (small models merge two relations into one step);
 - "free": sub-questions are plain strings whose #k placeholders are the only links (the
   original format).
 """
@@ -24,7 +26,7 @@ from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
 
 log = logging.getLogger(__name__)
 
-PlanFormat = Literal["linked", "free"]
+PlanFormat = Literal["linked", "chain", "free"]
 #: Longest plan the linked schema allows (MuSiQue's longest questions take four hops).
 MAX_STEPS = 5
 
@@ -80,6 +82,36 @@ Question: Which sea borders the country where the inventor of the Varro engine w
 "sub_questions": [{"needs": [], "question": "Who invented the Varro engine?"}, {"needs": [1], \
 "question": "In which country was #1 born?"}, {"needs": [2], "question": "Which sea borders #2?"}]}
 """
+
+CHAIN_SYSTEM = """\
+You turn a question into steps for a search agent, which answers them in order, one fact per \
+step, from a text collection.
+
+First trace the question in "plan": start at the name it gives (a title, person, place or \
+event) and follow its relations out to what it asks, one arrow per relation. "The singer of X", \
+"X's publisher", "the country where X was born", "the river east of X", "the group X belongs \
+to" are each one relation, even when the question packs several into one phrase. Then write \
+one step per arrow in "sub_questions", each {"needs": [...], "question": "..."}: "needs" lists \
+the earlier steps whose answers the step uses ([] if none), and the question writes #k where \
+step k's answer belongs, never that answer in words. Steps with empty needs are searched at the \
+same time; for a comparison, trace each side on its own. No step only compares or combines \
+earlier answers.
+
+Example.
+Question: Which river runs through the capital of the country where the painter of Morning \
+Quay was born?
+{"plan": "Morning Quay -> its painter -> the painter's birth country -> that country's capital \
+-> the river through it", "sub_questions": [{"needs": [], "question": "Who painted Morning \
+Quay?"}, {"needs": [1], "question": "In which country was #1 born?"}, {"needs": [2], \
+"question": "What is the capital of #2?"}, {"needs": [3], "question": "Which river runs \
+through #3?"}]}
+"""
+
+SYSTEMS: dict[PlanFormat, str] = {
+    "linked": LINKED_SYSTEM,
+    "chain": CHAIN_SYSTEM,
+    "free": FREE_SYSTEM,
+}
 
 USER = "Question: {question}"
 
@@ -246,8 +278,8 @@ async def make_plan(
     `unwritten_needs`: a linked step's listed need that its text has no place for is appended
     as "(#k)" or dropped (see `link_plan`).
     """
-    linked = plan_format == "linked"
-    system = LINKED_SYSTEM if linked else FREE_SYSTEM
+    linked = plan_format != "free"
+    system = SYSTEMS[plan_format]
     user = history_block(history, history_chars) + USER.format(question=question)
     first = system_and_user(system, user)
     messages: list[BaseMessage] = list(first)

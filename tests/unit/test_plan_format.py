@@ -13,6 +13,7 @@ from graphs.agent.context import GraspContext
 from graphs.models.providers import bind_grammar
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
 from nodes.agent.plan import (
+    LINKED_SYSTEM,
     MAX_STEPS,
     LinkedPlanReply,
     PlanRejected,
@@ -73,6 +74,32 @@ async def test_a_linked_plan_is_repaired_and_constrained_by_the_linked_schema() 
     assert len(plan.calls) == 1
     assert schemas == [linked_schema()]
     assert '"needs"' in prompts(llm)[0]
+
+
+async def test_a_chain_plan_traces_the_relations_then_runs_as_a_linked_plan() -> None:
+    schemas: list[dict[str, Any]] = []
+    llm = client(
+        reply(
+            plan="Blue Harbor -> its director -> the director's birthplace",
+            sub_questions=[
+                {"needs": [], "question": "Who directed Blue Harbor?"},
+                {"needs": [1], "question": "Where was the director born?"},
+            ],
+        ),
+        schemas=schemas,
+    )
+    plan = await make_plan(llm, question=QUESTION, tag=TAG, plan_format="chain")
+
+    # Its own prompt, the linked schema, and the linked repairs.
+    assert schemas == [linked_schema()]
+    assert "one arrow per relation" in prompts(llm)[0]
+    assert "one arrow per relation" not in LINKED_SYSTEM
+    assert plan.text == "Blue Harbor -> its director -> the director's birthplace"
+    assert plan.sub_questions == [
+        {"index": 1, "text": "Who directed Blue Harbor?", "depends_on": []},
+        {"index": 2, "text": "Where was #1 born?", "depends_on": [1]},
+    ]
+    assert len(plan.repairs) == 1
 
 
 async def test_linked_replies_from_models_without_a_grammar_are_read_leniently() -> None:
