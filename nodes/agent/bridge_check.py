@@ -1,9 +1,11 @@
 """The bridge check: a final answer that only names a bridge hop's answer is given the final hop's.
 
 A small reader asked "What is the waterfall in the country where the Bubye River is?" often
-answers the country: the bridge entity, named in every passage it reads. When the plan ends in
-one hop and that hop found an answer, an answer equal to a bridge hop's (and not to the final
-hop's) is that slip, and the final hop's answer stands in for it.
+answers the country: the bridge entity, named in every passage it reads. When the plan is a
+chain (it ends in one hop, and that hop builds on one other) and its last hop found an answer,
+an answer equal to an earlier hop's (and not to the last hop's) is that slip, and the last hop's
+answer stands in for it. A last hop that combines several answers ("Are #1 and #2 American?")
+is no chain end: a question that asks which of two things is meant to be answered by one of them.
 """
 
 from __future__ import annotations
@@ -46,11 +48,13 @@ class BridgeSlip:
 def bridge_slip(
     answer: str, sub_questions: Sequence[SubQuestion], answers: Mapping[int, str]
 ) -> BridgeSlip | None:
-    """The slip `answer` makes, or None when it is not one (or the plan has no single final hop)."""
+    """The slip `answer` makes, or None when it is not one (or the plan is not a chain)."""
     ends = final_hops(sub_questions)
     if len(ends) != 1:
         return None
     (final,) = ends
+    if len(next(sq for sq in sub_questions if sq["index"] == final)["depends_on"]) != 1:
+        return None
     replacement = answers.get(final, UNKNOWN).strip()
     if not replacement or replacement == UNKNOWN or same_answer(answer, replacement):
         return None

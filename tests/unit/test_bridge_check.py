@@ -42,6 +42,10 @@ def test_no_replacement_without_one_answered_final_hop() -> None:
     assert bridge_slip("Zimbabwe", CHAIN, {1: "Zimbabwe"}) is None
     # A comparison ends in two hops: either answer may be the right one.
     assert bridge_slip("Orvel", [step(1), step(2)], {1: "Orvel", 2: "Tesk"}) is None
+    # A last step that combines two answers is no chain end: the question asks which of them.
+    steps = [step(1), step(2), step(3, 1, 2)]
+    answers = {1: "Mark King", 2: "Nick Hexum", 3: "Yes"}
+    assert bridge_slip("Nick Hexum", steps, answers) is None
     # A single-hop plan has no bridge.
     assert bridge_slip("Lisbon", [step(1)], {1: "Porto"}) is None
 
