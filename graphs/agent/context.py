@@ -28,6 +28,7 @@ SMALL_MODEL_DEFAULTS: dict[str, Any] = {
     "synthesis": "reader",
     "bounded_replies": True,
     "unwritten_needs": "drop",
+    "bridge_check": True,
 }
 SWITCHES = {
     "passage_scoring": PassageScoring,
@@ -226,13 +227,13 @@ class GraspContext:
             "best, then each earlier round's, in turn)"
         },
     )
-    # Off until measured (README): it answers for the reader only on the slip it names.
+    # Off for the paper's profile; profile=small turns it on (measured, README).
     bridge_check: bool = field(
         default=False,
         metadata={
             "description": "when the final answer is only the answer of a hop a later hop builds "
-            "on (the bridge entity) and the plan ends in one hop that found an answer, give that "
-            "final hop's answer instead"
+            "on (the bridge entity) and the plan is a chain whose last hop found an answer, give "
+            "that last hop's answer instead"
         },
     )
     synthesis_passages: int = field(
@@ -262,8 +263,8 @@ class GraspContext:
         default="auto",
         metadata={
             "description": "defaults for the model: paper (the paper's), small (entity selection "
-            "off, synthesis=reader, bounded_replies and unwritten_needs=drop, measured better "
-            "with the offline 1.5B model) or auto "
+            "off, synthesis=reader, bounded_replies, unwritten_needs=drop and bridge_check, "
+            "measured better with the offline 1.5B model) or auto "
             "(small for the offline llama.cpp model, paper for any other); a setting given a "
             "value other than its paper default always keeps it"
         },

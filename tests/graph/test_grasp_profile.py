@@ -28,11 +28,13 @@ def test_auto_is_small_on_the_local_model_and_the_papers_elsewhere() -> None:
     small = given.settled(local_model=True)
     assert (small.entity_selection, small.synthesis) == ("off", "reader")
     assert (small.bounded_replies, small.unwritten_needs) == (True, "drop")
+    assert small.bridge_check
     assert SMALL_MODEL_DEFAULTS == {
         "entity_selection": "off",
         "synthesis": "reader",
         "bounded_replies": True,
         "unwritten_needs": "drop",
+        "bridge_check": True,
     }
     # Nothing else moves, and the given context is not changed.
     paper = replace(
@@ -41,6 +43,7 @@ def test_auto_is_small_on_the_local_model_and_the_papers_elsewhere() -> None:
         synthesis="findings",
         bounded_replies=False,
         unwritten_needs="append",
+        bridge_check=False,
     )
     assert paper == given
     assert (given.entity_selection, given.synthesis) == ("llm", "findings")
