@@ -168,9 +168,9 @@ class GraspContext:
     unwritten_needs: UnwrittenNeeds = field(
         default="append",
         metadata={
-            "description": "plan_format=linked or chain: a need a sub-question lists but whose text has "
-            'no place for the earlier answer is appended as "(#k)" (append) or dropped, the '
-            "text standing alone (drop)"
+            "description": "plan_format=linked or chain: a need a sub-question lists but "
+            'whose text has no place for the earlier answer is appended as "(#k)" (append) or '
+            "dropped, the text standing alone (drop)"
         },
     )
     evaluator: EvaluatorStyle = field(

@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from graphs.models.scripted_model import ScriptedReply
-from nodes.agent import evaluate, plan, rewrite, select_entities, synthesize
+from nodes.agent import evaluate, plan_prompts, rewrite, select_entities, synthesize
 from nodes.embedding import Embedder
 from store.corpora import add_passages
 from store.graph_writes import (
@@ -199,7 +199,7 @@ def question_rules(
     findings = f"1. {steps[0]} → {first.year}\n2. {steps[1]} → {second.year}"
     return [
         _reply(
-            [_opening(plan.LINKED_SYSTEM), re.escape(f"Question: {comparison.question}")],
+            [_opening(plan_prompts.LINKED_SYSTEM), re.escape(f"Question: {comparison.question}")],
             {"plan": "Find both founding years and compare them.", "sub_questions": steps},
         ),
         *hop_rules(first, ids[0], rounds),

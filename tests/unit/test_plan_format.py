@@ -13,13 +13,13 @@ from graphs.agent.context import GraspContext
 from graphs.models.providers import bind_grammar
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
 from nodes.agent.plan import (
-    LINKED_SYSTEM,
     MAX_STEPS,
     LinkedPlanReply,
     PlanRejected,
     linked_schema,
     make_plan,
 )
+from nodes.agent.plan_prompts import LINKED_SYSTEM
 from nodes.llm.client import CallTag, LlmClient
 
 QUESTION = "Where was the director of Blue Harbor born?"
