@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
-from store.embedded import start_embedded_server
+from store.embedded import start_embedded_server, stop_embedded_server
 from store.engine import libpq_url, make_engine, migrate
 
 TABLES = (
@@ -29,6 +29,9 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data_dir = Path(tempfile.mkdtemp(prefix="grasp-test-pg-"))
     uri = start_embedded_server(data_dir / "pgdata", cleanup="delete")
     yield uri
+    # pgserver stops it only once every process it registered has gone; a test's subprocess that
+    # reused it can leave the server running after the session, so stop it ourselves.
+    stop_embedded_server(data_dir / "pgdata", force=True)
     shutil.rmtree(data_dir, ignore_errors=True)
 
 
