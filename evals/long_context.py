@@ -9,16 +9,18 @@ from collections.abc import Sequence
 
 from langchain_core.runnables import RunnableConfig
 
+from evals.attribution_facts import NO_PASSAGES
 from evals.loaders import LongBenchSample
-from evals.qa_runner import GRAPH_METHODS, NO_PASSAGES, Prepare, QaItem, QaRun
+from evals.qa_runner import GRAPH_METHODS, Prepare, QaItem, QaRun
 from graphs.indexing.context import ExtractorName, IndexContext
 from graphs.indexing.corpus_files import SourcePassage
 from graphs.indexing.graph import build_index_graph
 from graphs.indexing.state import IndexState
 from graphs.runtime.services import Services
-from store.corpora import add_passages, ensure_corpus
+from store.corpora import ensure_corpus
 from store.graph_writes import passages_without_embedding, set_passage_embeddings
 from store.ledger import corpus_token_totals
+from store.passage_writes import add_passages
 
 CORPUS_PREFIX = "lb-"
 _SLUG = re.compile(r"[^A-Za-z0-9]+")

@@ -9,37 +9,23 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from evals.attribution import (
-    GoldStep,
-    HopFacts,
-    RoundFacts,
-    Shown,
-    agent_attribution,
-    kept_retrieval,
-    passages_attribution,
-)
-from evals.closed_book import ClosedBookItem, estimate_probabilities
+from evals.attribution import GoldStep
+from evals.attribution_facts import attribute, kept_facts
 from evals.judge import judge_answer
 from evals.metrics import exact_match, token_f1
 from evals.results import JsonlAppender, check_settings, read_jsonl
-from evals.summary import GroupSummary, summarise, summarise_kept
 from graphs.agent.context import GraspContext
-from graphs.agent.graph import GraspGraph
 from graphs.cli.ask_input import run_config
-from graphs.cli.ask_report import Round, resolved_sub_question
 from graphs.models.providers import is_local
 from graphs.peers.registry import METHODS as REGISTRY
 from graphs.peers.registry import AnyGraph, build_method_graph, method_context
 from graphs.runtime.checkpoints import open_checkpointer
-from graphs.runtime.run_history import agent_traces
 from graphs.runtime.services import Services
 from nodes.llm.client import LlmClient
-from store.passage_search import passages_by_id
 
 log = logging.getLogger(__name__)
 
@@ -48,9 +34,6 @@ METHODS: tuple[str, ...] = tuple(REGISTRY)
 
 #: Methods that read the proposition graph the LLM indexing built: they are billed its tokens.
 GRAPH_METHODS = frozenset({"grasp", "ircot", "sa-rag-cot", "proprag"})
-
-#: Methods that show no passages (closed-book): their lines carry no attribution.
-NO_PASSAGES = frozenset({"none"})
 
 
 @dataclass(frozen=True)
@@ -179,84 +162,6 @@ async def answer_item(run: QaRun, graph: AnyGraph, item: QaItem, thread: str) ->
     return answer_of(state)
 
 
-def round_facts(trace_round: Round) -> RoundFacts:
-    """One sub-agent round as attribution facts."""
-    return RoundFacts(
-        iteration=trace_round.iteration,
-        search=trace_round.search_statement,
-        entities=tuple(trace_round.entities),
-        evidence=tuple(
-            Shown(pid, title)
-            for pid, title in zip(trace_round.evidence_ids, trace_round.passages, strict=True)
-        ),
-        decision=trace_round.decision,
-    )
-
-
-async def read_hops(graph: GraspGraph, thread: str) -> list[HopFacts]:
-    """Each sub-question of the thread's run with its rounds and answer, from the checkpoints.
-
-    Evidence never leaves a sub-agent (only answers do), so it is read back from the sub-agents'
-    own checkpoints rather than from the parent's state.
-    """
-    config: RunnableConfig = {"configurable": {"thread_id": thread}}
-    values = dict((await graph.aget_state(config)).values)
-    traces = {trace.index: trace for trace in await agent_traces(graph, thread)}
-    answers = {int(k): str(v) for k, v in (values.get("answers") or {}).items()}
-    hops: list[HopFacts] = []
-    for step in values.get("sub_questions") or []:
-        index = int(step["index"])
-        trace = traces.get(index)
-        # A round is kept once it did something (a round opened by the last decision is empty).
-        rounds = [r for r in (trace.rounds if trace else []) if r.decision or r.passages]
-        hops.append(
-            HopFacts(
-                index=index,
-                text=str(step["text"]),
-                resolved=resolved_sub_question(values, index),
-                depends_on=tuple(int(k) for k in step.get("depends_on", [])),
-                answer=answers.get(index, ""),
-                rounds=tuple(round_facts(r) for r in rounds),
-            )
-        )
-    return hops
-
-
-async def shown_passages(run: QaRun, ids: Sequence[int]) -> list[Shown]:
-    """The passages a run showed, with their titles (from the gold index, else the store)."""
-    missing = [pid for pid in ids if pid not in run.passage_titles]
-    titles = dict(run.passage_titles)
-    if missing:
-        found = await asyncio.to_thread(passages_by_id, run.services.engine, missing)
-        titles.update({p.id: p.title for p in found})
-    return [Shown(pid, titles.get(pid, "")) for pid in ids]
-
-
-async def attribute(
-    run: QaRun, graph: AnyGraph, item: QaItem, answer: Answer, thread: str, correct: bool
-) -> dict[str, Any] | None:
-    """The line's failure attribution (see evals.attribution); None for closed-book answers.
-
-    GRASP's is read from its sub-agents' checkpoints; every other method's from the passages its
-    run showed (for a multi-step peer, every passage any step showed).
-    """
-    if item.corpus is None or run.method in NO_PASSAGES:
-        return None
-    if run.method != "grasp":
-        shown = await shown_passages(run, answer.passages)
-        return passages_attribution(correct, item.gold, shown)
-    context = run.context(item.corpus)
-    # Under the propositions ablation evidence ids are proposition ids: match gold by title.
-    by_title = context.evidence == "propositions" and context.retrieval != "dense"
-    hops = await read_hops(cast(GraspGraph, graph), thread)
-    return agent_attribution(correct, item.gold, hops, item.answers, by_title)
-
-
-async def kept_facts(run: QaRun, item: QaItem, kept: Sequence[int]) -> dict[str, Any]:
-    """PRISM's kept set with its retrieval precision and recall against the gold passages."""
-    return kept_retrieval(item.gold, await shown_passages(run, kept))
-
-
 async def solve(
     run: QaRun, graph: AnyGraph, judge: LlmClient | None, item: QaItem
 ) -> dict[str, Any]:
@@ -371,45 +276,3 @@ async def answer_all(
 
     await asyncio.gather(*(work(item) for item in todo))
     return fresh, failed
-
-
-def summary_path(results: Path) -> Path:
-    """`<method>.summary.json` beside `<method>.jsonl`."""
-    return results.with_name(results.stem + ".summary.json")
-
-
-async def evaluate(
-    run: QaRun,
-    items: Sequence[QaItem],
-    sampler: LlmClient | None,
-    p_samples: int,
-    progress: Callable[[str], None] | None = None,
-) -> tuple[RunOutcome, list[GroupSummary]]:
-    """Run, estimate the closed-book p_i (when p_samples > 0), summarise and save the summary."""
-    outcome = await run_questions(run, items, progress)
-    probabilities: dict[str, float] | None = None
-    if p_samples > 0 and sampler is not None:
-        probabilities = await estimate_probabilities(
-            [ClosedBookItem(i.id, i.question, i.answers) for i in items],
-            run.results.parent,
-            sampler,
-            run.services.judge() if run.judge else None,
-            p_samples,
-            run.concurrency,
-        )
-    summaries = summarise(outcome.records, probabilities)
-    payload: dict[str, Any] = {
-        "method": run.label,
-        "settings": run.settings(),
-        "questions": len(items),
-        "answered_now": outcome.answered,
-        "skipped": outcome.skipped,
-        "failed": [{"id": qid, "error": error} for qid, error in outcome.failed],
-        "p_samples": p_samples,
-        "groups": [s.as_json() for s in summaries],
-    }
-    kept = summarise_kept(outcome.records)
-    if kept is not None:
-        payload["kept_retrieval"] = kept.as_json()
-    summary_path(run.results).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-    return outcome, summaries

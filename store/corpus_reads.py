@@ -8,9 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy import Engine, bindparam, select
 
-from store.corpora import content_hash
 from store.engine import transaction
 from store.models import Corpus, Entity, EntityProposition, Passage, Proposition
+from store.passage_writes import content_hash
 from store.retrieval import FloatVector, PassageText
 
 CORPUS_PASSAGES = (

@@ -8,9 +8,9 @@ from datetime import datetime
 
 from sqlalchemy import Engine, delete, select, update
 
-from store.corpora import storable
 from store.engine import transaction
 from store.models import ExtractionFailure, Passage
+from store.passage_writes import storable
 
 
 def record_failure(

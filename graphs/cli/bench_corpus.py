@@ -10,7 +10,6 @@ import numpy.typing as npt
 from sqlalchemy import Engine
 
 from nodes.embedding import Embedder, normalise_rows
-from store.corpora import add_passages
 from store.corpus_reads import (
     entity_mentions,
     proposition_counter,
@@ -25,6 +24,7 @@ from store.graph_writes import (
     write_extracted,
 )
 from store.models import EMBEDDING_DIM
+from store.passage_writes import add_passages
 
 Vectors = npt.NDArray[np.float32]
 RANDOM_EMBEDDER = "bench:random-clustered"

@@ -18,7 +18,6 @@ from sqlalchemy import Engine
 from graphs.models.scripted_model import ScriptedReply
 from nodes.agent import evaluate, plan_prompts, rewrite, select_entities, synthesize
 from nodes.embedding import Embedder
-from store.corpora import add_passages
 from store.graph_writes import (
     ExtractedEntity,
     ExtractedPassage,
@@ -26,6 +25,7 @@ from store.graph_writes import (
     write_extracted,
 )
 from store.grasp_retrieval import RetrievalParams, search_entities
+from store.passage_writes import add_passages
 
 _ONSETS = "bdfgklmnprstvz"
 _VOWELS = "aeiou"

@@ -16,13 +16,14 @@ from sqlalchemy import Engine
 
 from graphs.models.scripted_model import ScriptedReply
 from nodes.embedding import HashingEmbedder
-from store.corpora import add_passages, ensure_corpus
+from store.corpora import ensure_corpus
 from store.graph_writes import (
     ExtractedEntity,
     ExtractedPassage,
     set_passage_embeddings,
     write_extracted,
 )
+from store.passage_writes import add_passages
 
 CORPUS = "faults-ask"
 QUESTION = "Where was the builder of the Harbor Mill born?"

@@ -31,19 +31,12 @@ from nodes.indexing.extract_synthetic import SyntheticExtractor
 from nodes.indexing.extraction_types import Extractor, PassageInput
 from nodes.indexing.index_batch import BatchReport, index_batch
 from nodes.indexing.link_entities import LinkReport, link_entities
-from store.corpora import (
-    PassageRow,
-    add_passages,
-    corpus_id,
-    corpus_stats,
-    ensure_corpus,
-    storable,
-    unstorable_reason,
-)
+from store.corpora import corpus_id, corpus_stats, ensure_corpus
 from store.deletion import prune_source
 from store.failures import record_failure, reset_failures
 from store.graph_writes import passages_without_embedding, set_passage_embeddings
 from store.ledger import corpus_token_totals
+from store.passage_writes import PassageRow, add_passages, storable, unstorable_reason
 from store.vector_indexes import build_vector_indexes, start_bulk_load
 
 #: Passages embedded per embedder call and write when whole passages get their vectors.
@@ -107,9 +100,10 @@ def reject_unstorable(
 ) -> dict[int, str]:
     """Record as failed every passage whose text PostgreSQL cannot hold; return id → reason.
 
-    Such a passage is stored with its bad characters replaced (see store.corpora.storable), so
-    extracting that copy would index text the file does not have: it is never extracted, and
-    its failure is recorded once, however often the file is indexed or retried.
+    Such a passage is stored with its bad characters replaced (see
+    store.passage_writes.storable), so extracting that copy would index text the file does not
+    have: it is never extracted, and its failure is recorded once, however often the file is
+    indexed or retried.
     """
     rejected: dict[int, str] = {}
     for (title, text), row in zip(pairs, rows, strict=True):

@@ -25,9 +25,10 @@ from rank_bm25 import BM25Okapi
 from sqlalchemy import Engine, text
 
 from store.bm25 import BM25_B, BM25_K1, bm25_passages, bm25_propositions
-from store.corpora import add_passages, ensure_corpus
+from store.corpora import ensure_corpus
 from store.engine import transaction
 from store.graph_writes import ExtractedPassage, write_extracted
+from store.passage_writes import add_passages
 
 PASSAGES = [
     (

@@ -13,11 +13,12 @@ from alembic import command
 from sqlalchemy import Engine, text
 
 from store.bm25 import bm25_passages, bm25_propositions
-from store.corpora import add_passages, delete_corpus, ensure_corpus
+from store.corpora import delete_corpus, ensure_corpus
 from store.deletion import delete_titled
 from store.engine import alembic_config, migrate, transaction
 from store.graph_writes import ExtractedPassage, write_extracted
 from store.integrity import integrity_problems
+from store.passage_writes import add_passages
 from tests.store.test_bm25_oracle import PASSAGES
 
 POSTINGS_CHECK = "BM25 postings that differ from a recount of the stored tsv"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sqlalchemy import Engine
 
-from store.corpora import add_passages, delete_corpus, ensure_corpus
+from store.corpora import delete_corpus, ensure_corpus
 from store.corpus_reads import (
     corpus_passages,
     entity_mentions,
@@ -16,6 +16,7 @@ from store.corpus_reads import (
 )
 from store.engine import server_version, vacuum_analyze
 from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
+from store.passage_writes import add_passages
 from store.retrieval import PassageText
 
 AXES = np.eye(384, dtype=np.float32)

@@ -18,7 +18,7 @@ from graphs.indexing.graph import build_index_graph
 from graphs.indexing.state import IndexState
 from graphs.models.scripted_model import ScriptedChatModel
 from nodes.retrieval.corpus_graph import corpus_graph
-from store.corpora import add_passages, corpus_id
+from store.corpora import corpus_id
 from store.deletion import delete_passage_id, delete_passages, delete_titled, prune_source
 from store.engine import transaction
 from store.entity_graph import graph_version
@@ -44,6 +44,7 @@ from store.models import (
     Proposition,
     PropositionPosting,
 )
+from store.passage_writes import add_passages
 from tests.graph.test_index_graph import services
 
 Doc = tuple[str, str]

@@ -11,11 +11,12 @@ import numpy as np
 from alembic import command
 from sqlalchemy import Engine, text
 
-from store.corpora import add_passages, ensure_corpus
+from store.corpora import ensure_corpus
 from store.deletion import delete_titled
 from store.engine import alembic_config, migrate, transaction
 from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
 from store.integrity import integrity_problems
+from store.passage_writes import add_passages
 from store.retrieval import entity_links
 
 DEGREE_CHECK = "entity degrees that differ from their edges"

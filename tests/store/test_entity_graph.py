@@ -29,7 +29,7 @@ import pytest
 from sqlalchemy import Engine, select, text
 
 from nodes.indexing.link_entities import LinkReport, link_entities
-from store.corpora import add_passages, corpus_stats, ensure_corpus
+from store.corpora import corpus_stats, ensure_corpus
 from store.engine import transaction
 from store.entity_graph import (
     TOP_PROPOSITIONS,
@@ -51,6 +51,7 @@ from store.graph_writes import (
     write_extracted,
 )
 from store.models import Entity, Passage, Proposition
+from store.passage_writes import add_passages
 from tests.conftest import TABLES
 
 DIM = 384

@@ -6,9 +6,10 @@ from graphs.cli.bench_methods import link_graph_layer
 from nodes.retrieval.corpus_graph import clear_graph_cache, corpus_graph
 from nodes.retrieval.methods import PprParams, ppr_passages, proprag_passages, sa_rag_passages
 from nodes.retrieval.spreading_activation import SpreadingParams
-from store.corpora import add_passages, corpus_id, ensure_corpus
+from store.corpora import corpus_id, ensure_corpus
 from store.corpus_reads import corpus_passages
 from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
+from store.passage_writes import add_passages
 from tests.fixtures.films import EMBEDDER, build_corpus
 
 QUESTION = "Where was the director of Blue Harbor born?"

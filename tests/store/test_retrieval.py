@@ -26,7 +26,7 @@ import pytest
 from sqlalchemy import Engine, select, text
 
 from store.bm25 import bm25_passages, bm25_propositions
-from store.corpora import add_passages, ensure_corpus
+from store.corpora import ensure_corpus
 from store.engine import transaction
 from store.graph_writes import (
     ExtractedEntity,
@@ -36,6 +36,7 @@ from store.graph_writes import (
 )
 from store.grasp_retrieval import PassageHit, RetrievalParams, search_entities, vote_passages
 from store.models import Corpus, Entity, Proposition
+from store.passage_writes import add_passages
 from store.retrieval import (
     DENSE_PROPOSITIONS,
     dense_propositions,

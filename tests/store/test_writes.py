@@ -1,11 +1,12 @@
 import numpy as np
 from sqlalchemy import Engine, select
 
-from store.corpora import add_passages, corpus_stats, ensure_corpus
+from store.corpora import corpus_stats, ensure_corpus
 from store.engine import transaction
 from store.failures import record_failure
 from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
 from store.models import Entity, EntityProposition, Proposition
+from store.passage_writes import add_passages
 
 
 def unit(*values: float) -> np.ndarray:

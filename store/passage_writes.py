@@ -1,0 +1,167 @@
+"""Passage writes: add passages idempotently, keyed by content hash, in a form PostgreSQL holds."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from sqlalchemy import (
+    ColumnElement,
+    Engine,
+    String,
+    and_,
+    any_,
+    bindparam,
+    func,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.dialects.postgresql import ARRAY, insert
+from sqlalchemy.orm import Session
+
+from store.engine import transaction
+from store.models import Corpus, Passage
+from store.postings import add_passage_postings
+
+
+@dataclass(frozen=True)
+class PassageRow:
+    """A stored passage as the indexer sees it."""
+
+    id: int
+    title: str
+    text: str
+    status: str
+    #: Whether this call inserted it (False: it was stored before, or is a duplicate input).
+    added: bool = False
+
+
+def content_hash(title: str, text: str) -> str:
+    """The key that makes re-indexing the same passage a no-op."""
+    # surrogatepass: a lone surrogate (valid in JSON, not in UTF-8) still hashes, so the
+    # passage that holds it can be stored and reported instead of stopping the whole file.
+    return hashlib.sha256(f"{title}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+#: A code point PostgreSQL text cannot hold, and what stands for it in the stored copy.
+NUL = "\x00"
+REPLACEMENT = "\ufffd"
+#: Lone UTF-16 surrogates: JSON may hold them ("\\ud800"), UTF-8 and PostgreSQL cannot.
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unstorable_reason(title: str, text: str) -> str | None:
+    """Why PostgreSQL cannot store this passage as given (NUL, lone surrogate), or None."""
+    for part, value in (("title", title), ("text", text)):
+        if NUL in value:
+            return (
+                f"the {part} holds a NUL character (U+0000) at offset {value.index(NUL)}; "
+                "remove it from the file"
+            )
+        if found := SURROGATE.search(value):
+            return (
+                f"the {part} holds a lone surrogate (U+{ord(found.group()):04X}) at offset "
+                f"{found.start()}, which is not text; fix the file's encoding"
+            )
+    return None
+
+
+def storable(value: str) -> str:
+    """`value` with NUL characters and lone surrogates replaced by U+FFFD, so it can be stored."""
+    return SURROGATE.sub(REPLACEMENT, value.replace(NUL, REPLACEMENT))
+
+
+#: Rows per INSERT: PostgreSQL's protocol allows at most 65,535 parameters in one statement.
+INSERT_CHUNK = 2000
+
+
+def _hash_filter(corpus: int, hashes: Sequence[str]) -> ColumnElement[bool]:
+    # One array parameter instead of one per hash, so a 100k-passage corpus fits one statement.
+    wanted = bindparam("hashes", value=list(set(hashes)), type_=ARRAY(String(64)))
+    return and_(Passage.corpus_id == corpus, Passage.content_hash == any_(wanted))
+
+
+def add_passages(
+    engine: Engine, corpus: int, passages: Sequence[tuple[str, str]], source: str | None = None
+) -> list[PassageRow]:
+    """Insert passages not yet in the corpus and return every given passage's row, in order.
+
+    New passages' BM25 postings are written in the same transaction. Duplicates (same title and
+    text) inside the input or already stored map to one row. With a `source`, every given passage
+    is recorded as held by it (see store.deletion.prune_source).
+    A passage PostgreSQL cannot hold as given (see `unstorable_reason`) is stored with the
+    offending characters replaced, under the hash of what was given.
+    """
+    hashes = [content_hash(title, text) for title, text in passages]
+    with transaction(engine) as session:
+        existing = set(
+            session.execute(
+                select(Passage.content_hash).where(_hash_filter(corpus, hashes))
+            ).scalars()
+        )
+        base = session.execute(
+            select(func.coalesce(func.max(Passage.position), -1)).where(Passage.corpus_id == corpus)
+        ).scalar_one()
+        fresh: dict[str, dict[str, object]] = {}
+        for (title, text), digest in zip(passages, hashes, strict=True):
+            if digest not in existing and digest not in fresh:
+                fresh[digest] = {
+                    "corpus_id": corpus,
+                    # The key is the given text; the stored copy is one PostgreSQL can hold.
+                    "title": storable(title),
+                    "text": storable(text),
+                    "content_hash": digest,
+                    "position": base + 1 + len(fresh),
+                }
+        values = list(fresh.values())
+        lexemes: list[int] = []
+        inserted: set[str] = set()
+        inserted_ids: list[int] = []
+        for start in range(0, len(values), INSERT_CHUNK):
+            for digest, passage, n_lexemes in session.execute(
+                insert(Passage)
+                .values(values[start : start + INSERT_CHUNK])
+                .on_conflict_do_nothing(constraint="uq_passages_corpus_hash")
+                .returning(Passage.content_hash, Passage.id, Passage.n_lexemes)
+            ):
+                inserted.add(digest)
+                inserted_ids.append(passage)
+                lexemes.append(n_lexemes)
+        add_passage_postings(session, corpus, inserted_ids)
+        if lexemes:
+            session.execute(
+                update(Corpus)
+                .where(Corpus.id == corpus)
+                .values(
+                    n_passages=Corpus.n_passages + len(lexemes),
+                    n_passage_lexemes=Corpus.n_passage_lexemes + sum(lexemes),
+                )
+            )
+        rows = session.execute(
+            select(
+                Passage.content_hash, Passage.id, Passage.title, Passage.text, Passage.status
+            ).where(_hash_filter(corpus, hashes))
+        ).all()
+        if source is not None:
+            _link_source(session, corpus, source, sorted({row[1] for row in rows}))
+    by_hash = {row[0]: PassageRow(row[1], row[2], row[3], row[4]) for row in rows}
+    first = {digest: index for index, digest in reversed(list(enumerate(hashes)))}
+    return [
+        replace(by_hash[digest], added=digest in inserted and first[digest] == index)
+        for index, digest in enumerate(hashes)
+    ]
+
+
+# One array parameter for all the ids: a 100k-passage file is one short statement.
+LINK_SOURCE = text("""
+INSERT INTO passage_sources (corpus_id, passage_id, source)
+SELECT :corpus, id, :source FROM unnest(CAST(:ids AS bigint[])) AS given(id)
+ON CONFLICT DO NOTHING
+""")
+
+
+def _link_source(session: Session, corpus: int, source: str, ids: Sequence[int]) -> None:
+    session.execute(LINK_SOURCE, {"corpus": corpus, "source": source, "ids": list(ids)})
