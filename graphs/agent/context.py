@@ -236,6 +236,15 @@ class GraspContext:
             "that last hop's answer instead"
         },
     )
+    # Off: on the offline model it won answers on two question sets and lost on a third (README).
+    chain_answer: bool = field(
+        default=False,
+        metadata={
+            "description": "when the plan is a chain (one last hop, which builds on one other) "
+            "and its last hop found an answer, that answer is the final one and no final call "
+            "is made; other plans are answered by the synthesis"
+        },
+    )
     synthesis_passages: int = field(
         default=0,
         metadata={

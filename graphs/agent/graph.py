@@ -31,7 +31,7 @@ from graphs.agent.subagent import build_subagent, failed_calls
 from graphs.models.providers import is_local
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, run_id
-from nodes.agent.bridge_check import bridge_slip
+from nodes.agent.bridge_check import bridge_slip, chain_end
 from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.plan import PlanRejected, make_plan
 from nodes.agent.plan_dag import final_hops, ready, substitute
@@ -89,6 +89,58 @@ async def hop_passage_texts(
     else:
         ids = list(dict.fromkeys(pid for k in sorted(hop_passages) for pid in hop_passages[k]))
     return await asyncio.to_thread(passages_by_id, services.engine, ids) if ids else []
+
+
+async def final_answer(
+    services: Services,
+    state: GraspState,
+    context: GraspContext,
+    chain: list[tuple[str, str]],
+    deltas: AnswerDeltas,
+) -> tuple[str, str, list[LlmResult]]:
+    """The final answer, its justification and its calls: the reader or the findings synthesis.
+
+    A reply that cannot be used gives the last sub-answer; `bridge_check` mends a bridge slip.
+    """
+    answers = state.get("answers", {})
+    passages = await hop_passage_texts(services, state, context)
+    tag = CallTag(node="synthesize", corpus_id=state.get("corpus_id"), run_id=run_id())
+    try:
+        with deltas.listening():
+            if context.synthesis == "reader":
+                reply, results = await read_final_answer(
+                    services.llm,
+                    question=state["question"],
+                    chain=chain,
+                    passages=passages,
+                    tag=tag,
+                    max_chars=context.max_passage_chars,
+                    notes=context.reader_notes,
+                )
+            else:
+                reply, results = await synthesize(
+                    services.llm,
+                    question=state["question"],
+                    plan=state.get("plan", ""),
+                    chain=chain,
+                    tag=tag,
+                    passages=passages,
+                    max_chars=context.max_passage_chars,
+                )
+    except MalformedOutput as exc:
+        log.warning("synthesis reply unusable (%s); giving the last sub-answer", exc)
+        answer = chain[-1][1] if chain else UNKNOWN
+        return answer, f"synthesis failed ({exc}); this is the last sub-answer", failed_calls(exc)
+    answer, why = reply.answer, reply.justification
+    slip = (
+        bridge_slip(answer, state.get("sub_questions", []), answers)
+        if context.bridge_check
+        else None
+    )
+    if slip:
+        log.info("bridge check: %s", slip.why())
+        answer, why = slip.answer, slip.why()
+    return answer, why, results
 
 
 def dispatch(state: GraspState) -> list[Send] | Literal["synthesize"]:
@@ -181,52 +233,19 @@ class ParentNodes:
         """
         context, services = await self.wiring.resolve(runtime)
         answers = state.get("answers", {})
-        passages = await hop_passage_texts(services, state, context)
+        sub_questions = state.get("sub_questions", [])
         chain = [
             (substitute(sq["text"], answers), answers.get(sq["index"], UNKNOWN))
-            for sq in state.get("sub_questions", [])
+            for sq in sub_questions
         ]
         emit("synthesizing", hops=len(chain))
-        tag = CallTag(node="synthesize", corpus_id=state.get("corpus_id"), run_id=run_id())
         deltas = AnswerDeltas(stream_writer())
-        try:
-            with deltas.listening():
-                if context.synthesis == "reader":
-                    reply, results = await read_final_answer(
-                        services.llm,
-                        question=state["question"],
-                        chain=chain,
-                        passages=passages,
-                        tag=tag,
-                        max_chars=context.max_passage_chars,
-                        notes=context.reader_notes,
-                    )
-                else:
-                    reply, results = await synthesize(
-                        services.llm,
-                        question=state["question"],
-                        plan=state.get("plan", ""),
-                        chain=chain,
-                        tag=tag,
-                        passages=passages,
-                        max_chars=context.max_passage_chars,
-                    )
-            answer, why = reply.answer, reply.justification
-            slip = (
-                bridge_slip(answer, state.get("sub_questions", []), answers)
-                if context.bridge_check
-                else None
-            )
-            if slip:
-                log.info("bridge check: %s", slip.why())
-                answer, why = slip.answer, slip.why()
-        except MalformedOutput as exc:
-            log.warning("synthesis reply unusable (%s); giving the last sub-answer", exc)
-            answer = chain[-1][1] if chain else UNKNOWN
-            why, results = (
-                f"synthesis failed ({exc}); this is the last sub-answer",
-                failed_calls(exc),
-            )
+        end = chain_end(sub_questions, answers) if context.chain_answer else None
+        results: list[LlmResult]
+        if end is not None:
+            answer, why, results = end.answer, end.why(), []
+        else:
+            answer, why, results = await final_answer(services, state, context, chain, deltas)
         deltas.finish(answer)
         emit("answer", answer=answer, justification=why)
         tokens = tally("synthesize", results)

@@ -6,6 +6,7 @@ chain (it ends in one hop, and that hop builds on one other) and its last hop fo
 an answer equal to an earlier hop's (and not to the last hop's) is that slip, and the last hop's
 answer stands in for it. A last hop that combines several answers ("Are #1 and #2 American?")
 is no chain end: a question that asks which of two things is meant to be answered by one of them.
+`chain_end` is that test alone: `chain_answer` gives a chain's last hop answer without a reader.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 
 from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.plan_dag import SubQuestion, final_hops
+from nodes.peers.answer import without_aside
 
 _PUNCTUATION = re.compile(r"[^\w\s]")
 
@@ -45,21 +47,48 @@ class BridgeSlip:
         )
 
 
-def bridge_slip(
-    answer: str, sub_questions: Sequence[SubQuestion], answers: Mapping[int, str]
-) -> BridgeSlip | None:
-    """The slip `answer` makes, or None when it is not one (or the plan is not a chain)."""
+@dataclass(frozen=True)
+class ChainEnd:
+    """The last hop of a chain plan and the answer it found (an aside dropped)."""
+
+    final: int
+    answer: str
+
+    def why(self) -> str:
+        """One line for the run's justification (`chain_answer`)."""
+        return f"step {self.final} ends the chain of steps; its answer is given as it stands"
+
+
+def chain_end(sub_questions: Sequence[SubQuestion], answers: Mapping[int, str]) -> ChainEnd | None:
+    """The chain's last hop and its answer; None unless the plan is a chain whose end answered.
+
+    A chain ends in one hop, and that hop builds on exactly one other.
+    """
     ends = final_hops(sub_questions)
     if len(ends) != 1:
         return None
     (final,) = ends
     if len(next(sq for sq in sub_questions if sq["index"] == final)["depends_on"]) != 1:
         return None
-    replacement = answers.get(final, UNKNOWN).strip()
-    if not replacement or replacement == UNKNOWN or same_answer(answer, replacement):
+    answer = without_aside(answers.get(final, UNKNOWN))
+    if not answer or answer == UNKNOWN:
+        return None
+    return ChainEnd(final, answer)
+
+
+def bridge_slip(
+    answer: str, sub_questions: Sequence[SubQuestion], answers: Mapping[int, str]
+) -> BridgeSlip | None:
+    """The slip `answer` makes, or None when it is not one (or the plan is not a chain)."""
+    end = chain_end(sub_questions, answers)
+    if end is None or same_answer(answer, end.answer):
         return None
     for sq in sub_questions:
         bridge_answer = answers.get(sq["index"], UNKNOWN)
-        if sq["index"] != final and bridge_answer != UNKNOWN and same_answer(answer, bridge_answer):
-            return BridgeSlip(sq["index"], final, replacement)
+        if (
+            sq["index"] != end.final
+            and bridge_answer != UNKNOWN
+            and same_answer(answer, bridge_answer)
+        ):
+            return BridgeSlip(sq["index"], end.final, end.answer)
     return None

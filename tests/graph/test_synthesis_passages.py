@@ -201,3 +201,24 @@ async def test_the_bridge_check_replaces_a_bridge_answer_with_the_final_hops(
     assert state["final_answer"] == expected
     if bridge_check:
         assert state["justification"].startswith("the reader answered step 1's answer")
+
+
+async def test_chain_answer_gives_the_last_hops_answer_without_a_final_call(
+    engine: Engine, database_url: str
+) -> None:
+    ids = build_corpus(engine)
+    # No reader rule and no synthesis rule: a final call would find no scripted reply.
+    rules = [r for r in chain_rules(ids) if SYNTHESIZE not in r.when[0].replace("\\", "")]
+    svc = services(engine, database_url, rules)
+    state, _ = await run(
+        svc, QUESTION, thread="chain-answer", synthesis="reader", chain_answer=True
+    )
+
+    assert state["answers"] == {1: "Tomas Reyd", 2: "Lisbon"}
+    assert state["final_answer"] == "Lisbon"
+    assert (
+        state["justification"] == "step 2 ends the chain of steps; its answer is given as it stands"
+    )
+    assert isinstance(svc.llm.model, ScriptedChatModel)
+    assert not any(READER in p or SYNTHESIZE in p for p in svc.llm.model.prompts)
+    assert "synthesize" not in state["tokens"]["by_node"]

@@ -1,6 +1,6 @@
 """The bridge check: a final answer naming a bridge hop's answer is given the final hop's."""
 
-from nodes.agent.bridge_check import BridgeSlip, bridge_slip, same_answer
+from nodes.agent.bridge_check import BridgeSlip, ChainEnd, bridge_slip, chain_end, same_answer
 from nodes.agent.plan_dag import SubQuestion
 
 
@@ -53,3 +53,21 @@ def test_no_replacement_without_one_answered_final_hop() -> None:
 def test_same_answer_ignores_case_and_punctuation_only() -> None:
     assert same_answer("St. Louis", "st louis")
     assert not same_answer("Louis", "St. Louis")
+
+
+def test_a_chain_end_is_its_last_hop_and_that_hops_answer_without_an_aside() -> None:
+    assert chain_end(CHAIN, CHAIN_ANSWERS) == ChainEnd(final=2, answer="Victoria Falls")
+    steps = [step(1), step(2, 1), step(3, 2)]
+    answers = {1: "Rakoto", 2: "Lake Itasy", 3: "43.8 inches (1,110 mm)"}
+    assert chain_end(steps, answers) == ChainEnd(final=3, answer="43.8 inches")
+    assert chain_end(steps, answers).why() == (  # type: ignore[union-attr]
+        "step 3 ends the chain of steps; its answer is given as it stands"
+    )
+
+
+def test_no_chain_end_where_the_plan_is_no_chain_or_its_end_found_nothing() -> None:
+    assert chain_end(CHAIN, {1: "Zimbabwe", 2: "unknown"}) is None
+    assert chain_end(CHAIN, {1: "Zimbabwe"}) is None
+    assert chain_end([step(1), step(2)], {1: "Orvel", 2: "Tesk"}) is None  # two ends
+    assert chain_end([step(1), step(2), step(3, 1, 2)], {1: "a", 2: "b", 3: "Yes"}) is None
+    assert chain_end([step(1)], {1: "Porto"}) is None  # a single hop builds on nothing
