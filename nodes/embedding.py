@@ -19,6 +19,9 @@ class Embedder(Protocol):
 
     name: str
     dim: int
+    #: True when embedding keeps this machine's cores busy (a local model): work beside it then
+    #: takes no parallel workers of its own.
+    cpu_bound: bool
 
     def embed(self, texts: list[str]) -> Vectors:
         """Return one L2-normalised row per text."""
@@ -41,6 +44,7 @@ class HashingEmbedder:
     def __init__(self, dim: int = EMBEDDING_DIM) -> None:
         self.name = f"hash-{dim}"
         self.dim = dim
+        self.cpu_bound = False
 
     def embed(self, texts: list[str]) -> Vectors:
         """One unit row per text, from its hashed word counts."""

@@ -9,6 +9,8 @@ and builds them (see `missing_vector_indexes`).
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from sqlalchemy import Engine, Index, text
 from sqlalchemy.schema import CreateIndex, DropIndex
 
@@ -18,14 +20,18 @@ from store.models import Base
 #: Memory for one build: ≈ 1.7 KB per 384-d vector with its links (600k need ≈ 1 GB); a graph that
 #: outgrows this memory falls back to inserting row by row.
 BUILD_MEMORY = "2GB"
-#: Workers besides the leader: on two cores, 2 built the 58k-unit index in 15 s, 1 in 18 s, 0 in 37 s.
+#: Workers besides the leader for a build that has the machine to itself: on two cores, 2 built the
+#: 58k-unit index in 15 s, 1 in 18 s, 0 in 37 s. A build beside the embedder takes none (see
+#: `build_vector_indexes`).
 BUILD_WORKERS = 2
 
+UNIT_INDEX = "ix_propositions_embedding_hnsw"
+PASSAGE_INDEX = "ix_passages_embedding_hnsw"
 LIST_INDEXES = text("SELECT indexname FROM pg_indexes WHERE indexname = ANY(:names)")
 COUNT_PASSAGES = text("SELECT count(*) FROM passages")
-BUILD_SETTINGS = (
-    text(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'"),
-    text(f"SET LOCAL max_parallel_maintenance_workers = {BUILD_WORKERS}"),
+BUILD_MEMORY_SETTING = text(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY}'")
+BUILD_WORKERS_SETTING = text(
+    "SELECT set_config('max_parallel_maintenance_workers', :workers, true)"
 )
 
 
@@ -35,8 +41,8 @@ def _schema_index(table: str, name: str) -> Index:
 
 #: The indexes a bulk load drops, exactly as the schema defines them.
 BULK_INDEXES = (
-    _schema_index("propositions", "ix_propositions_embedding_hnsw"),
-    _schema_index("passages", "ix_passages_embedding_hnsw"),
+    _schema_index("propositions", UNIT_INDEX),
+    _schema_index("passages", PASSAGE_INDEX),
 )
 
 
@@ -61,14 +67,22 @@ def drop_vector_indexes(engine: Engine) -> None:
             session.execute(DropIndex(index, if_exists=True))
 
 
-def build_vector_indexes(engine: Engine) -> list[str]:
-    """Build whichever of the indexes is missing; returns the names built (none: a no-op)."""
+def build_vector_indexes(
+    engine: Engine, only: Collection[str] | None = None, workers: int = BUILD_WORKERS
+) -> list[str]:
+    """Build whichever of the indexes (of `only`, if given) is missing; returns the names built.
+
+    `workers`: parallel workers besides the leader. A build that runs beside the embedder takes 0:
+    the cores are busy anyway, and a parallel build spends more CPU in all than a serial one.
+    """
     built = []
     for name in missing_vector_indexes(engine):
+        if only is not None and name not in only:
+            continue
         index = next(i for i in BULK_INDEXES if i.name == name)
         with transaction(engine) as session:
-            for setting in BUILD_SETTINGS:
-                session.execute(setting)
+            session.execute(BUILD_MEMORY_SETTING)
+            session.execute(BUILD_WORKERS_SETTING, {"workers": str(workers)})
             session.execute(CreateIndex(index, if_not_exists=True))
         built.append(name)
     return built

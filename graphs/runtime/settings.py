@@ -6,8 +6,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphs.models.embedders import GEMINI_EMBEDDER, MINILM_NAME
+from graphs.models.embedders import GEMINI_EMBEDDER
 from graphs.models.endpoints import ProviderEndpoints, parse_schema_style
+from graphs.models.minilm import MINILM_NAME
 from nodes.llm.client import DEFAULT_CONCURRENCY
 
 DEFAULT_GEMINI_CHAT = "gemini:gemini-3-flash-preview"

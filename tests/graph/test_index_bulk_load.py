@@ -64,6 +64,8 @@ async def test_a_bulk_load_builds_both_indexes_and_retrieves_like_a_row_by_row_l
     bulk = await index(svc, "bulk", PASSAGES, bulk_load_min_passages=10)
     assert bulk["bulk_load"] == 1
     assert bulk["vector_indexes_built"] == 2
+    # The unit index is built beside passage embedding, the passage index after it.
+    assert {"unit_index_build_ms", "index_build_ms"} <= set(bulk)
     assert bulk["propositions"] == 160
     assert missing_vector_indexes(store) == []
     # The same passages again, row by row into the rebuilt indexes (bulk loads turned off).
@@ -99,5 +101,7 @@ async def test_small_or_disabled_loads_keep_the_indexes(store: Engine, database_
     assert missing_vector_indexes(store) == []
     assert start_bulk_load(store, 10, min_passages=5)  # a third of the store: worth a rebuild
     assert missing_vector_indexes(store) == BOTH
-    assert build_vector_indexes(store) == BOTH
+    assert build_vector_indexes(store, only=[BOTH[0]], workers=0) == BOTH[:1]
+    assert missing_vector_indexes(store) == BOTH[1:]
+    assert build_vector_indexes(store) == BOTH[1:]
     assert build_vector_indexes(store) == []

@@ -93,7 +93,7 @@ NAME_VECTORS["Talmorra"] = vector(0.79, 151, base=101)
 class NameEmbedder:
     """The hand-made name vectors; fails on call number `fail_on` (an interrupted index)."""
 
-    name, dim = "names", DIM
+    name, dim, cpu_bound = "names", DIM, False
 
     def __init__(self, fail_on: int = 0) -> None:
         self.calls, self.fail_on = 0, fail_on

