@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +20,7 @@ from sqlalchemy import Engine
 
 from graphs.indexing.context import IndexContext
 from graphs.indexing.corpus_files import read_corpus
+from graphs.indexing.passage_intake import reject_unstorable, source_key, sync_source
 from graphs.indexing.state import BatchTask, IndexState
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, check_corpus_allowed
@@ -32,11 +31,10 @@ from nodes.indexing.extraction_types import Extractor, PassageInput
 from nodes.indexing.index_batch import BatchReport, index_batch
 from nodes.indexing.link_entities import LinkReport, link_entities
 from store.corpora import corpus_id, corpus_stats, ensure_corpus
-from store.deletion import prune_source
-from store.failures import record_failure, reset_failures
+from store.failures import reset_failures
 from store.graph_writes import passages_without_embedding, set_passage_embeddings
 from store.ledger import corpus_token_totals
-from store.passage_writes import PassageRow, add_passages, storable, unstorable_reason
+from store.passage_writes import add_passages
 from store.vector_indexes import (
     BUILD_WORKERS,
     UNIT_INDEX,
@@ -73,52 +71,6 @@ def make_extractor(context: IndexContext, services: Services) -> Extractor:
     if context.extractor == "spacy":
         return SpacyExtractor()
     return SyntheticExtractor()
-
-
-def source_key(state: IndexState) -> str | None:
-    """The source the run's passages are recorded under, if any."""
-    # storable: a path with undecodable bytes (surrogate escapes) must not stop the index.
-    if state.get("source"):
-        return storable(state["source"])
-    if state.get("source_path"):
-        return storable(str(Path(state["source_path"]).resolve()))
-    return None
-
-
-def sync_source(
-    engine: Engine, corpus: int, source: str, rows: Sequence[PassageRow]
-) -> dict[str, int]:
-    """Remove what the source no longer holds; count how many of those were edited, not dropped.
-
-    A passage is its content (title and text): an edited passage is a new passage, and its old
-    version leaves with everything derived from it. An old version whose title the new read
-    still has counts as changed; the rest as removed.
-    """
-    report = prune_source(engine, corpus, source, keep=[row.id for row in rows])
-    added = Counter(row.title for row in rows if row.added)
-    changed = sum((Counter(report.titles) & added).values())
-    return {"passages_changed": changed, "passages_removed": report.passages - changed}
-
-
-def reject_unstorable(
-    engine: Engine, corpus: int, pairs: Sequence[tuple[str, str]], rows: Sequence[PassageRow]
-) -> dict[int, str]:
-    """Record as failed every passage whose text PostgreSQL cannot hold; return id → reason.
-
-    Such a passage is stored with its bad characters replaced (see
-    store.passage_writes.storable), so extracting that copy would index text the file does not
-    have: it is never extracted, and its failure is recorded once, however often the file is
-    indexed or retried.
-    """
-    rejected: dict[int, str] = {}
-    for (title, text), row in zip(pairs, rows, strict=True):
-        reason = unstorable_reason(title, text)
-        if reason is None or row.id in rejected:
-            continue
-        rejected[row.id] = reason
-        if row.status != "failed":
-            record_failure(engine, corpus, row.id, f"unstorable passage: {reason}", None)
-    return rejected
 
 
 #: What follows the batches, side by side: none needs another's output, and running them together
