@@ -130,6 +130,8 @@ VACUUM_ANALYZE = tuple(
     for table in (
         "passages",
         "propositions",
+        "proposition_postings",
+        "passage_postings",
         "entities",
         "entity_propositions",
         "entity_synonyms",
