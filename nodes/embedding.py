@@ -19,8 +19,8 @@ class Embedder(Protocol):
 
     name: str
     dim: int
-    #: True when embedding keeps this machine's cores busy (a local model): work beside it then
-    #: takes no parallel workers of its own.
+    #: True when embedding keeps this machine's cores busy (a local model): an index build beside
+    #: it then takes no parallel workers of its own.
     cpu_bound: bool
 
     def embed(self, texts: list[str]) -> Vectors:

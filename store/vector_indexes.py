@@ -72,8 +72,8 @@ def build_vector_indexes(
 ) -> list[str]:
     """Build whichever of the indexes (of `only`, if given) is missing; returns the names built.
 
-    `workers`: parallel workers besides the leader. A build that runs beside the embedder takes 0:
-    the cores are busy anyway, and a parallel build spends more CPU in all than a serial one.
+    `workers`: parallel workers besides the leader; a build beside a busy local embedder takes 0
+    (see the index graph's `build_unit_index`).
     """
     built = []
     for name in missing_vector_indexes(engine):
