@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
@@ -25,6 +24,7 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
+from graphs.models.cores import usable_cores
 from graphs.models.gguf_assembly import ModelPartsMissingError
 from graphs.models.roles import GENERATOR_TEMPERATURE
 from graphs.models.thread_stream import iterate_in_thread
@@ -56,13 +56,6 @@ _LOADED: dict[tuple[str, int], _SharedLlama] = {}
 _LOADED_LOCK = threading.Lock()
 
 
-def _available_cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def _load_shared(*, model_path: str, n_ctx: int, n_threads: int | None, seed: int) -> _SharedLlama:
     key = (str(Path(model_path).resolve()), n_ctx)
     with _LOADED_LOCK:
@@ -76,7 +69,7 @@ def _load_shared(*, model_path: str, n_ctx: int, n_threads: int | None, seed: in
                     f"llama-cpp-python is not installed; build it with: {LLAMA_CPP_PIP_COMMAND}"
                 ) from exc
 
-            threads = n_threads or _available_cores()
+            threads = n_threads or usable_cores()
             llama = Llama(
                 model_path=key[0],
                 n_ctx=n_ctx,

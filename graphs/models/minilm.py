@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from graphs.models.cores import usable_cores
 from nodes.embedding import Vectors
 
 #: The offline default embedder's name (also its spec).
@@ -26,14 +27,6 @@ MINILM_NAME = "local:all-MiniLM-L6-v2"
 MAX_STREAMS = 4
 #: Texts per slice handed to a stream: a few encoder batches, so streams stay evenly loaded.
 SLICE = 256
-
-
-def usable_cores() -> int:
-    """Cores this process may run on (a container's CPU set, not the host's)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 class MiniLmEmbedder:
