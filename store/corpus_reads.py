@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
 from sqlalchemy import Engine, bindparam, select
 
 from store.engine import transaction
 from store.models import Corpus, Entity, EntityProposition, Passage, Proposition
 from store.passage_writes import content_hash
 from store.retrieval import FloatVector, PassageText
+from store.vector_bytes import vector_bytes, vector_from_bytes
 
 CORPUS_PASSAGES = (
     select(Passage.id, Passage.title, Passage.text)
@@ -72,9 +72,9 @@ class StoredProposition:
     embedding: FloatVector
 
 
-STORED_PROPOSITIONS = select(Proposition.id, Proposition.text, Proposition.embedding).where(
-    Proposition.id.in_(bindparam("ids", expanding=True))
-)
+STORED_PROPOSITIONS = select(
+    Proposition.id, Proposition.text, vector_bytes(Proposition.embedding, "embedding")
+).where(Proposition.id.in_(bindparam("ids", expanding=True)))
 
 
 def stored_propositions(engine: Engine, ids: Sequence[int]) -> list[StoredProposition]:
@@ -82,7 +82,7 @@ def stored_propositions(engine: Engine, ids: Sequence[int]) -> list[StoredPropos
     with transaction(engine) as session:
         rows = session.execute(STORED_PROPOSITIONS, {"ids": [int(i) for i in ids]}).all()
     by_id = {
-        int(pid): StoredProposition(int(pid), text, np.asarray(embedding, dtype=np.float32))
+        int(pid): StoredProposition(int(pid), text, vector_from_bytes(embedding))
         for pid, text, embedding in rows
     }
     return [by_id[i] for i in ids if i in by_id]

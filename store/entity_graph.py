@@ -9,13 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
 from pgvector.sqlalchemy import Vector
 from sqlalchemy import Engine, TextClause, bindparam, text
 
 from store.engine import transaction
 from store.graph_writes import FloatVector
 from store.models import EMBEDDING_DIM
+from store.vector_bytes import vector_from_bytes
 
 
 def _with_query(sql: str) -> TextClause:
@@ -122,14 +122,14 @@ class PropositionDetail:
 
 
 PROPOSITION_DETAILS = text("""
-SELECT p.id, p.passage_id, p.text, p.embedding,
+SELECT p.id, p.passage_id, p.text, vector_send(p.embedding) AS embedding,
        coalesce(array_agg(ep.entity_id ORDER BY ep.entity_id)
                 FILTER (WHERE ep.entity_id IS NOT NULL), '{}') AS entities
 FROM propositions p
 LEFT JOIN entity_propositions ep ON ep.proposition_id = p.id
 WHERE p.id = ANY(:ids)
 GROUP BY p.id
-""").columns(embedding=Vector(EMBEDDING_DIM))
+""")
 
 
 def proposition_details(engine: Engine, ids: Sequence[int]) -> dict[int, PropositionDetail]:
@@ -143,7 +143,7 @@ def proposition_details(engine: Engine, ids: Sequence[int]) -> dict[int, Proposi
             int(r.id),
             int(r.passage_id),
             r.text,
-            np.asarray(r.embedding, dtype=np.float32),
+            vector_from_bytes(r.embedding),
             tuple(int(e) for e in r.entities),
         )
         for r in rows

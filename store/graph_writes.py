@@ -26,6 +26,7 @@ from store.models import (
     Passage,
 )
 from store.postings import add_unit_postings
+from store.vector_bytes import vector_bytes, vector_from_bytes
 
 FloatVector = npt.NDArray[np.float32]
 
@@ -202,13 +203,13 @@ def _resolve_and_link(
     # of mentions must not scan every candidate for each one.
     candidates: dict[str, list[EntityCandidate]] = defaultdict(list)
     for row in session.execute(
-        select(Entity.id, Entity.canonical_name, Entity.type_embedding).where(
-            Entity.corpus_id == corpus, Entity.canonical_name.in_(names)
-        )
+        select(
+            Entity.id,
+            Entity.canonical_name,
+            vector_bytes(Entity.type_embedding, "type_embedding"),
+        ).where(Entity.corpus_id == corpus, Entity.canonical_name.in_(names))
     ):
-        embedding = (
-            None if row.type_embedding is None else np.asarray(row.type_embedding, np.float32)
-        )
+        embedding = None if row.type_embedding is None else vector_from_bytes(row.type_embedding)
         candidates[row.canonical_name].append(
             EntityCandidate(row.id, row.canonical_name, embedding)
         )
