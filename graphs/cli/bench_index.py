@@ -21,6 +21,7 @@ from nodes.embedding import Embedder
 from nodes.indexing.extract_synthetic import extract_one
 from nodes.indexing.extraction_types import PassageInput
 from store.engine import vacuum_analyze
+from store.entity_graph_links import LINK_CHUNK
 
 SYLLABLES = [
     "ka",
@@ -114,7 +115,8 @@ def embedded_texts(
 ) -> list[list[str]]:
     """What indexing embeds, chunked as indexing embeds it.
 
-    Each batch's propositions and entity types, then the passages, then the distinct entity names.
+    Each batch's propositions with its entity types (one call), then the passages, then the
+    distinct entity names in the linker's chunks.
     """
     extractions = [
         extract_one(PassageInput(n, p["title"], p["text"])) for n, p in enumerate(passages)
@@ -122,13 +124,14 @@ def embedded_texts(
     chunks = []
     for start in range(0, len(extractions), batch):
         part = extractions[start : start + batch]
-        chunks.append([s for e in part for s in e.propositions])
-        chunks.append(sorted({m.type for e in part for m in e.entities}))
+        types = sorted({m.type for e in part for m in e.entities})
+        chunks.append([s for e in part for s in e.propositions] + types)
     if with_passages:
         texts = [f"{p['title']}: {p['text']}" for p in passages]
         step = PASSAGE_EMBEDDING_CHUNK
         chunks += [texts[i : i + step] for i in range(0, len(texts), step)]
-    chunks.append(sorted({m.name for e in extractions for m in e.entities}))
+    names = sorted({m.name for e in extractions for m in e.entities})
+    chunks += [names[i : i + LINK_CHUNK] for i in range(0, len(names), LINK_CHUNK)]
     return [chunk for chunk in chunks if chunk]
 
 

@@ -20,6 +20,7 @@ from sqlalchemy import Engine
 
 from graphs.indexing.context import IndexContext
 from graphs.indexing.corpus_files import read_corpus
+from graphs.indexing.embed_ahead import embed_and_write
 from graphs.indexing.passage_intake import reject_unstorable, source_key, sync_source
 from graphs.indexing.state import BatchTask, IndexState
 from graphs.runtime.services import Services
@@ -179,20 +180,17 @@ class IndexNodes:
         todo = await asyncio.to_thread(
             passages_without_embedding, services.engine, state["corpus_id"]
         )
-        # Each chunk is written while the next is embedded, so the writes hide behind the embedder.
-        writing: asyncio.Task[None] | None = None
-        for start in range(0, len(todo), PASSAGE_EMBEDDING_CHUNK):
-            chunk = todo[start : start + PASSAGE_EMBEDDING_CHUNK]
-            vectors = await asyncio.to_thread(services.embedder.embed, [t for _, t in chunk])
-            if writing is not None:
-                await writing
-            writing = asyncio.create_task(
-                asyncio.to_thread(
-                    set_passage_embeddings, services.engine, [i for i, _ in chunk], vectors
-                )
-            )
-        if writing is not None:
-            await writing
+        chunks = [
+            todo[i : i + PASSAGE_EMBEDDING_CHUNK]
+            for i in range(0, len(todo), PASSAGE_EMBEDDING_CHUNK)
+        ]
+        await embed_and_write(
+            chunks,
+            lambda chunk: services.embedder.embed([t for _, t in chunk]),
+            lambda chunk, vectors: set_passage_embeddings(
+                services.engine, [i for i, _ in chunk], vectors
+            ),
+        )
         return {"counters": {"passages_embedded": len(todo)}}
 
     async def build_unit_index(

