@@ -43,7 +43,7 @@ from store.entity_graph import (
     relation_cosines,
     top_propositions,
 )
-from store.entity_graph_links import LINK_SYNONYMS
+from store.entity_graph_links import LINK_SYNONYMS, use_hnsw_for_synonyms
 from store.graph_writes import (
     ExtractedEntity,
     ExtractedPassage,
@@ -376,3 +376,19 @@ def test_neighbour_searches_use_the_hnsw_indexes(engine: Engine, built: Built) -
         assert "ix_propositions_embedding_hnsw" in top
         params = {"corpus": built.corpus, "ids": [1], "neighbours": 20, "threshold": 0.8}
         assert "ix_entities_name_embedding_hnsw" in plan(LINK_SYNONYMS, params)
+
+
+def test_the_synonym_search_takes_the_hnsw_index_without_statistics(
+    engine: Engine, built: Built
+) -> None:
+    # Right after a load the planner has no statistics of the new names (they are stored by the
+    # linking transaction itself) and would sort every entity per search; the linker's own
+    # settings, and nothing else, must keep it on the index.
+    with transaction(engine) as session:
+        use_hnsw_for_synonyms(session)
+        params = {"corpus": built.corpus, "ids": [1], "neighbours": 20, "threshold": 0.8}
+        explain = text("EXPLAIN " + str(LINK_SYNONYMS)).bindparams(
+            *LINK_SYNONYMS._bindparams.values()
+        )
+        plan = "\n".join(session.execute(explain, params).scalars())
+    assert "ix_entities_name_embedding_hnsw" in plan
