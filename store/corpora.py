@@ -8,6 +8,7 @@ from datetime import datetime
 from sqlalchemy import Engine, Select, delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 
+from store.derived_edges import remove_corpus_edges
 from store.engine import StoreError, transaction
 from store.models import (
     Corpus,
@@ -205,12 +206,17 @@ def corpus_sources(engine: Engine, corpus: int) -> list[str]:
 def delete_corpus(engine: Engine, name: str) -> bool:
     """Remove a corpus and everything in it; return whether it existed."""
     with transaction(engine) as session:
-        deleted = session.execute(
-            delete(Corpus).where(Corpus.name == name).returning(Corpus.id)
+        found = session.execute(
+            select(Corpus.id).where(Corpus.name == name).with_for_update()
         ).scalar()
-        if deleted is not None:
-            remove_corpus_postings(session, deleted)  # the only rows no foreign key cascades to
-    return deleted is not None
+        if found is None:
+            return False
+        # The rows no foreign key cascades to: the derived edges (found through the corpus's
+        # entities, so before they go) and the postings.
+        remove_corpus_edges(session, found)
+        remove_corpus_postings(session, found)
+        session.execute(delete(Corpus).where(Corpus.id == found))
+    return True
 
 
 def database_size_bytes(engine: Engine) -> int:

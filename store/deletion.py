@@ -1,9 +1,10 @@
 """Delete passages, and everything derived from them, leaving no orphan behind.
 
 A deletion runs in one transaction under the corpus's entity lock (the one batch writes and the
-synonym linker hold), so it never interleaves with an indexer writing the same corpus. Removing a
-passage row cascades, through the schema's foreign keys, to its units, their entity–unit edges and
-co-occurrence rows, its containment rows, failures, source links and vector; what the cascade
+synonym linker hold), so it never interleaves with an indexer writing the same corpus. The derived
+edges of the passages' units (entity–unit, co-occurrence, containment; no foreign key reaches
+them) are removed first (store/derived_edges.py); removing a passage row then cascades, through
+the schema's foreign keys, to its units, failures, source links and vector; what the cascade
 cannot know is done here: entities no unit mentions any more are removed (with their synonymy
 edges), the surviving entities' stored degrees lose exactly the edges removed, the corpus's BM25
 counters (N and total length of passages and of units) lose exactly what was removed, the BM25
@@ -22,6 +23,7 @@ from typing import Any
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
+from store.derived_edges import remove_passage_edges
 from store.engine import transaction
 from store.graph_writes import ENTITY_LOCK, ENTITY_LOCK_KEY, change_degrees
 from store.postings import remove_postings
@@ -61,7 +63,7 @@ FROM propositions p JOIN entity_propositions ep ON ep.proposition_id = p.id
 WHERE p.corpus_id = :corpus AND p.passage_id = ANY(:ids)
 GROUP BY ep.entity_id
 """)
-# Cascades to units, entity–unit edges, co-occurrence and containment rows, failures, sources.
+# Cascades to units, failures, sources and the vector (the derived edges are already gone).
 DELETE_PASSAGES = text("DELETE FROM passages WHERE corpus_id = :corpus AND id = ANY(:ids)")
 # Only entities the removed units linked are candidates, so the check never scans the corpus.
 DELETE_UNREFERENCED_ENTITIES = text("""
@@ -114,6 +116,7 @@ def _delete_passages(session: Session, corpus: int, ids: Sequence[int]) -> Delet
     units, unit_lexemes = session.execute(UNIT_TOTALS, given).one()
     edges = {int(row[0]): int(row[1]) for row in session.execute(REMOVED_EDGES, given)}
     remove_postings(session, corpus, ids)  # found from the rows' own lexemes, so before they go
+    remove_passage_edges(session, corpus, ids)  # found from the units, so before they go too
     session.execute(DELETE_PASSAGES, given)
     unlinked = {"corpus": corpus, "entities": sorted(edges)}
     gone = {int(e) for e in session.execute(DELETE_UNREFERENCED_ENTITIES, unlinked).scalars()}

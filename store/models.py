@@ -215,18 +215,21 @@ class Entity(Base):
     degree: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
+# The graph layer's derived edges (entity–unit, co-occurrence, containment) carry no foreign keys:
+# a batch write derives them from ids it has just created, under the corpus's entity lock, and
+# re-checking every row cost more than the rest of the write's statements (migration 0008). The
+# deletion removes them itself before their rows go (store/derived_edges.py), and
+# `grasp corpus check` counts any that drift from the units.
+
+
 class EntityProposition(Base):
     """Edge: the entity occurs in the proposition."""
 
     __tablename__ = "entity_propositions"
     __table_args__ = (Index("ix_entity_propositions_proposition", "proposition_id"),)
 
-    entity_id: Mapped[int] = mapped_column(
-        ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True
-    )
-    proposition_id: Mapped[int] = mapped_column(
-        ForeignKey("propositions.id", ondelete="CASCADE"), primary_key=True
-    )
+    entity_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    proposition_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
 
 
 class EntitySynonym(Base):
@@ -260,16 +263,10 @@ class EntityCooccurrence(Base):
         Index("ix_entity_cooccurrences_proposition", "proposition_id"),
     )
 
-    corpus_id: Mapped[int] = mapped_column(ForeignKey("corpora.id", ondelete="CASCADE"))
-    entity_a: Mapped[int] = mapped_column(
-        ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True
-    )
-    entity_b: Mapped[int] = mapped_column(
-        ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True
-    )
-    proposition_id: Mapped[int] = mapped_column(
-        ForeignKey("propositions.id", ondelete="CASCADE"), primary_key=True
-    )
+    corpus_id: Mapped[int] = mapped_column(Integer)
+    entity_a: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    entity_b: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    proposition_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
 
 
 class EntityPassage(Base):
@@ -281,13 +278,9 @@ class EntityPassage(Base):
         Index("ix_entity_passages_corpus", "corpus_id"),
     )
 
-    corpus_id: Mapped[int] = mapped_column(ForeignKey("corpora.id", ondelete="CASCADE"))
-    entity_id: Mapped[int] = mapped_column(
-        ForeignKey("entities.id", ondelete="CASCADE"), primary_key=True
-    )
-    passage_id: Mapped[int] = mapped_column(
-        ForeignKey("passages.id", ondelete="CASCADE"), primary_key=True
-    )
+    corpus_id: Mapped[int] = mapped_column(Integer)
+    entity_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    passage_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     n_units: Mapped[int] = mapped_column(Integer)
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import aliased
 
 from graphs.indexing.context import IndexContext
@@ -18,7 +18,7 @@ from graphs.indexing.graph import build_index_graph
 from graphs.indexing.state import IndexState
 from graphs.models.scripted_model import ScriptedChatModel
 from nodes.retrieval.corpus_graph import corpus_graph
-from store.corpora import corpus_id
+from store.corpora import corpus_id, delete_corpus
 from store.deletion import delete_passage_id, delete_passages, delete_titled, prune_source
 from store.engine import transaction
 from store.entity_graph import graph_version
@@ -330,3 +330,53 @@ async def test_an_entity_without_units_is_never_created(engine: Engine, database
     assert write_extracted(engine, cid, [item]).entities_new == 0
     assert "ghost" not in {e[1] for e in snapshot(engine, "c")["entities"]}
     assert_consistent(engine, "c")
+
+
+# Derived edges whose entity, unit or passage no longer exists (no foreign key forbids them).
+DANGLING_EDGES = {
+    "entity–unit": """
+        SELECT count(*) FROM entity_propositions ep
+        LEFT JOIN entities e ON e.id = ep.entity_id
+        LEFT JOIN propositions u ON u.id = ep.proposition_id
+        WHERE e.id IS NULL OR u.id IS NULL
+    """,
+    "co-occurrence": """
+        SELECT count(*) FROM entity_cooccurrences c
+        LEFT JOIN entities a ON a.id = c.entity_a
+        LEFT JOIN entities b ON b.id = c.entity_b
+        LEFT JOIN propositions u ON u.id = c.proposition_id
+        WHERE a.id IS NULL OR b.id IS NULL OR u.id IS NULL
+    """,
+    "containment": """
+        SELECT count(*) FROM entity_passages c
+        LEFT JOIN entities e ON e.id = c.entity_id
+        LEFT JOIN passages p ON p.id = c.passage_id
+        WHERE e.id IS NULL OR p.id IS NULL
+    """,
+}
+
+
+def dangling_edges(engine: Engine) -> dict[str, int]:
+    with transaction(engine) as session:
+        return {
+            name: session.execute(text(sql)).scalar_one() for name, sql in DANGLING_EDGES.items()
+        }
+
+
+async def test_deletions_leave_no_derived_edge_behind(engine: Engine, database_url: str) -> None:
+    await index(engine, database_url, "gone", [ALPHA, BETA, GAMMA])
+    await index(engine, database_url, "kept", [ALPHA, BETA, GAMMA])
+    kept = snapshot(engine, "kept")
+    assert kept["unit_edges"] and kept["cooccurrence"] and kept["containment"]  # all to lose
+    gone = corpus_id(engine, "gone")
+
+    assert delete_titled(engine, gone, "Alpha").passages == 1
+    assert dangling_edges(engine) == dict.fromkeys(DANGLING_EDGES, 0)
+    assert delete_corpus(engine, "gone")
+    assert dangling_edges(engine) == dict.fromkeys(DANGLING_EDGES, 0)
+    with transaction(engine) as session:
+        for table in ("entity_cooccurrences", "entity_passages"):
+            left = text(f"SELECT count(*) FROM {table} WHERE corpus_id = :c")
+            assert session.execute(left, {"c": gone}).scalar_one() == 0
+    assert snapshot(engine, "kept") == kept  # the other corpus keeps every edge
+    assert_consistent(engine, "kept")
