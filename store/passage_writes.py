@@ -19,9 +19,10 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.dialects.postgresql import ARRAY, insert
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
+from store.bulk_copy import copy_rows
 from store.engine import transaction
 from store.models import Corpus, Passage
 from store.postings import add_passage_postings
@@ -74,8 +75,21 @@ def storable(value: str) -> str:
     return SURROGATE.sub(REPLACEMENT, value.replace(NUL, REPLACEMENT))
 
 
-#: Rows per INSERT: PostgreSQL's protocol allows at most 65,535 parameters in one statement.
-INSERT_CHUNK = 2000
+# New passages are staged by binary COPY and inserted by one statement: a multi-row VALUES
+# statement is compiled in Python row by row (1.4 s of CPU for 11,656 passages).
+STAGE_PASSAGES = text("""
+CREATE TEMP TABLE passage_intake (title text, text text, content_hash text, position int)
+ON COMMIT DROP
+""")
+INTAKE_COLUMNS = ("title", "text", "content_hash", "position")
+INTAKE_TYPES = ("text", "text", "text", "int4")
+# In position order, so ids rise with positions as they always have.
+INSERT_STAGED_PASSAGES = text("""
+INSERT INTO passages (corpus_id, title, text, content_hash, position)
+SELECT :corpus, title, text, content_hash, position FROM passage_intake ORDER BY position
+ON CONFLICT ON CONSTRAINT uq_passages_corpus_hash DO NOTHING
+RETURNING content_hash, id, n_lexemes
+""")
 
 
 def _hash_filter(corpus: int, hashes: Sequence[str]) -> ColumnElement[bool]:
@@ -105,27 +119,20 @@ def add_passages(
         base = session.execute(
             select(func.coalesce(func.max(Passage.position), -1)).where(Passage.corpus_id == corpus)
         ).scalar_one()
-        fresh: dict[str, dict[str, object]] = {}
+        fresh: dict[str, tuple[str, str, str, int]] = {}
         for (title, text), digest in zip(passages, hashes, strict=True):
             if digest not in existing and digest not in fresh:
-                fresh[digest] = {
-                    "corpus_id": corpus,
-                    # The key is the given text; the stored copy is one PostgreSQL can hold.
-                    "title": storable(title),
-                    "text": storable(text),
-                    "content_hash": digest,
-                    "position": base + 1 + len(fresh),
-                }
-        values = list(fresh.values())
+                # The key is the given text; the stored copy is one PostgreSQL can hold.
+                position = base + 1 + len(fresh)
+                fresh[digest] = (storable(title), storable(text), digest, position)
         lexemes: list[int] = []
         inserted: set[str] = set()
         inserted_ids: list[int] = []
-        for start in range(0, len(values), INSERT_CHUNK):
+        if fresh:
+            session.execute(STAGE_PASSAGES)
+            copy_rows(session, "passage_intake", INTAKE_COLUMNS, INTAKE_TYPES, fresh.values())
             for digest, passage, n_lexemes in session.execute(
-                insert(Passage)
-                .values(values[start : start + INSERT_CHUNK])
-                .on_conflict_do_nothing(constraint="uq_passages_corpus_hash")
-                .returning(Passage.content_hash, Passage.id, Passage.n_lexemes)
+                INSERT_STAGED_PASSAGES, {"corpus": corpus}
             ):
                 inserted.add(digest)
                 inserted_ids.append(passage)
