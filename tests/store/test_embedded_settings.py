@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +35,8 @@ def test_shared_buffers_take_a_quarter_of_memory_within_bounds() -> None:
     assert server_settings(64 * GB)["shared_buffers"] == "2048MB"  # capped
     assert server_settings(GB // 4)["shared_buffers"] == "128MB"  # never below the default
     assert server_settings(4 * GB)["effective_cache_size"] == "2048MB"
+    # Checkpoints spaced for bulk loads, whatever the memory.
+    assert server_settings(GB)["max_wal_size"] == server_settings(64 * GB)["max_wal_size"] == "4GB"
 
 
 def test_settings_file_and_include_are_written_once(tmp_path: Path) -> None:
@@ -65,6 +68,16 @@ def _setting_bytes(uri: str, setting: str) -> int:
     return int(row[0])
 
 
+def _eventually_bytes(uri: str, setting: str, wanted: int) -> int:
+    # The postmaster applies a reload signal on its own time: new sessions see it shortly after.
+    for _ in range(50):
+        value = _setting_bytes(uri, setting)
+        if value == wanted:
+            break
+        time.sleep(0.1)
+    return value
+
+
 def _postmaster(data_dir: Path) -> str:
     return (data_dir / "postmaster.pid").read_text().splitlines()[0]
 
@@ -72,8 +85,10 @@ def _postmaster(data_dir: Path) -> str:
 def test_restart_applies_the_settings_and_yields_to_other_users(data_dir: Path) -> None:
     uri = start_embedded_server(data_dir)
     wanted = server_settings(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    # A data directory created just now started on the defaults; the file is there for later.
+    # A data directory created just now started on the defaults; the file is there for later,
+    # and what a reload applies is applied already.
     assert (data_dir / SETTINGS_FILE).exists()
+    assert _eventually_bytes(uri, "max_wal_size", 4 * GB) == 4 * GB
     before = _postmaster(data_dir)
 
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
@@ -89,3 +104,7 @@ def test_restart_applies_the_settings_and_yields_to_other_users(data_dir: Path) 
     assert _postmaster(data_dir) != before
     for name in ("shared_buffers", "effective_cache_size"):
         assert _setting_bytes(uri, name) == int(wanted[name].removesuffix("MB")) * 1024**2
+    assert _setting_bytes(uri, "max_wal_size") == 4 * GB
+    with psycopg.connect(uri) as conn:
+        row = conn.execute("SHOW checkpoint_timeout").fetchone()
+    assert row == ("15min",)
