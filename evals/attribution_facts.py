@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 
@@ -16,14 +16,12 @@ from evals.attribution import (
     kept_retrieval,
     passages_attribution,
 )
+from evals.qa_run import Answer, QaItem, QaRun
 from graphs.agent.graph import GraspGraph
 from graphs.cli.ask_report import Round, resolved_sub_question
 from graphs.peers.registry import AnyGraph
 from graphs.runtime.run_history import agent_traces
 from store.passage_search import passages_by_id
-
-if TYPE_CHECKING:
-    from evals.qa_runner import Answer, QaItem, QaRun
 
 #: Methods that show no passages (closed-book): their lines carry no attribution.
 NO_PASSAGES = frozenset({"none"})

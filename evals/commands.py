@@ -14,7 +14,8 @@ from evals.gold import PassageIndex, corpus_passage_index, gold_steps, passage_t
 from evals.loaders import load_longbench, load_questions
 from evals.long_context import long_items, make_prepare
 from evals.qa_evaluate import evaluate
-from evals.qa_runner import GRAPH_METHODS, METHODS, QaItem, QaRun, RunOutcome
+from evals.qa_run import QaItem, QaRun, RunOutcome
+from evals.qa_runner import GRAPH_METHODS, METHODS
 from evals.reports import write_report
 from evals.results import RETRIEVAL_DIR, results_dir, safe_name, write_jsonl
 from evals.retrieval_eval import (

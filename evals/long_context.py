@@ -11,7 +11,8 @@ from langchain_core.runnables import RunnableConfig
 
 from evals.attribution_facts import NO_PASSAGES
 from evals.loaders import LongBenchSample
-from evals.qa_runner import GRAPH_METHODS, Prepare, QaItem, QaRun
+from evals.qa_run import Prepare, QaItem, QaRun
+from evals.qa_runner import GRAPH_METHODS
 from graphs.indexing.context import ExtractorName, IndexContext
 from graphs.indexing.corpus_files import SourcePassage
 from graphs.indexing.graph import build_index_graph

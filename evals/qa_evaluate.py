@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from evals.closed_book import ClosedBookItem, estimate_probabilities
-from evals.qa_runner import QaItem, QaRun, RunOutcome, run_questions
+from evals.qa_run import QaItem, QaRun, RunOutcome
+from evals.qa_runner import run_questions
 from evals.summary import GroupSummary, summarise, summarise_kept
 from nodes.llm.client import LlmClient
 

@@ -3,28 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from evals.attribution import GoldStep
 from evals.attribution_facts import attribute, kept_facts
 from evals.judge import judge_answer
 from evals.metrics import exact_match, token_f1
+from evals.qa_run import Answer, QaItem, QaRun, RunOutcome
 from evals.results import JsonlAppender, check_settings, read_jsonl
-from graphs.agent.context import GraspContext
 from graphs.cli.ask_input import run_config
-from graphs.models.providers import is_local
 from graphs.peers.registry import METHODS as REGISTRY
-from graphs.peers.registry import AnyGraph, build_method_graph, method_context
+from graphs.peers.registry import AnyGraph, build_method_graph
 from graphs.runtime.checkpoints import open_checkpointer
-from graphs.runtime.services import Services
 from nodes.llm.client import LlmClient
 
 log = logging.getLogger(__name__)
@@ -34,88 +28,6 @@ METHODS: tuple[str, ...] = tuple(REGISTRY)
 
 #: Methods that read the proposition graph the LLM indexing built: they are billed its tokens.
 GRAPH_METHODS = frozenset({"grasp", "ircot", "sa-rag-cot", "proprag"})
-
-
-@dataclass(frozen=True)
-class QaItem:
-    """One question to answer; `corpus` is None for closed-book answers."""
-
-    id: str
-    question: str
-    answers: list[str]
-    hops: int | None
-    dataset: str
-    corpus: str | None
-    gold: tuple[GoldStep, ...] = ()
-
-
-#: Runs before a question is answered (the long setting indexes the sample's passages here) and
-#: returns the indexing tokens billed to that question.
-Prepare = Callable[[QaItem], Awaitable[float]]
-
-
-@dataclass
-class QaRun:
-    """How one method is run over a question set, and where its lines go."""
-
-    services: Services
-    method: str
-    results: Path
-    label: str
-    concurrency: int = 1
-    judge: bool = True
-    #: Overrides of the method's Context (`--set KEY=VALUE`).
-    method_settings: dict[str, Any] = field(default_factory=dict)
-    indexing_per_question: float = 0.0
-    prepare: Prepare | None = None
-    passage_titles: Mapping[int, str] = field(default_factory=dict)
-
-    def context(self, corpus: str | None) -> Any:
-        """The method's Context for a question over `corpus` (unknown settings are refused)."""
-        return method_context(self.method, corpus or "-", **self.method_settings)
-
-    def settings(self) -> dict[str, Any]:
-        """What this run's answers depend on, written into every line: part of its identity.
-
-        The method, the system's model and every field of the method's Context, defaults
-        included (under the method's name), so a changed default counts as a changed setting.
-        """
-        model = self.services.llm.model_name
-        given = self.context(None)
-        # What the run uses: GRASP's defaults may depend on the model (its profile).
-        if isinstance(given, GraspContext):
-            given = given.settled(local_model=is_local(model))
-        context = asdict(given)
-        context.pop("corpus")
-        found = {"method": self.method, "model": model, self.method: context}
-        # Through JSON once, so it compares equal to what a results file gives back.
-        settings: dict[str, Any] = json.loads(json.dumps(found))
-        return settings
-
-
-@dataclass
-class RunOutcome:
-    """What a run did: questions answered now, skipped as already done, and failures."""
-
-    answered: int
-    skipped: int
-    failed: list[tuple[str, str]]
-    records: list[dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class Answer:
-    """A method's prediction and cost, read from its run's final state."""
-
-    prediction: str
-    input_tokens: int
-    output_tokens: int
-    calls: int
-    note: str | None = None
-    #: Ids of every passage the run showed its answer step (empty for GRASP and closed-book).
-    passages: tuple[int, ...] = ()
-    #: PRISM's kept evidence set, when the method keeps one.
-    kept: tuple[int, ...] | None = None
 
 
 def thread_id(run: QaRun, item: QaItem) -> str:

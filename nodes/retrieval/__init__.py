@@ -6,13 +6,7 @@ store layer decides how the graph and the per-query rows are fetched and cached.
 
 from nodes.retrieval.beam import PropositionLike, ScoredPath
 from nodes.retrieval.entity_graph import EntityGraph, build_entity_graph
-from nodes.retrieval.ppr import (
-    Transition,
-    entity_seeds,
-    personalized_pagerank,
-    ppr_rank,
-    transition_matrix,
-)
+from nodes.retrieval.ppr import entity_seeds, personalized_pagerank, ppr_rank
 from nodes.retrieval.proprag import (
     PropositionDetail,
     PropRagParams,
@@ -25,6 +19,7 @@ from nodes.retrieval.spreading_activation import (
     neighbour_map,
     spreading_activation_retrieve,
 )
+from nodes.retrieval.walk import Transition, transition_matrix
 
 __all__ = [
     "EntityGraph",

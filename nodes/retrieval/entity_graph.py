@@ -5,15 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-if TYPE_CHECKING:
-    from nodes.retrieval.ppr import Transition
+from nodes.retrieval.walk import Transition, transition_matrix
 
 IdArray = npt.NDArray[np.int64]
 
@@ -47,8 +45,6 @@ class EntityGraph:
     @cached_property
     def transition(self) -> Transition:
         """The random-walk matrix of the whole graph, built once and reused by every query."""
-        from nodes.retrieval.ppr import transition_matrix  # ppr imports this module
-
         return transition_matrix(self.adjacency)
 
     def passage_node(self, passage_id: int) -> int:
