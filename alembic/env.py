@@ -8,10 +8,10 @@ from alembic import context
 from sqlalchemy import create_engine, pool
 
 from store.engine import sqlalchemy_url
-from store.models import Base
+from store.schema import metadata
 
 config = context.config
-target_metadata = Base.metadata
+target_metadata = metadata
 
 #: Created and migrated by langgraph-checkpoint-postgres's own `setup()` (graphs/runtime/checkpoints.py),
 #: in the same database: alembic must neither drop them nor report them as drift.

@@ -9,7 +9,7 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.dialects.postgresql import insert
 
 from store.engine import transaction
-from store.models import LlmCacheEntry, LlmCall
+from store.ledger_models import LlmCacheEntry, LlmCall
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,8 @@
-"""SQLAlchemy 2 models of the three-layer graph, its entity graph layer, BM25 postings, ledgers."""
+"""SQLAlchemy 2 models of the three-layer graph (passages, units, entities) and its edge tables.
+
+The BM25 postings (`posting_models.py`) and the LLM ledger (`ledger_models.py`) are tables on the
+same `Base`; `store/schema.py` gathers them all for migrations.
+"""
 
 from __future__ import annotations
 
@@ -16,15 +20,13 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
-    PrimaryKeyConstraint,
     String,
     Text,
     UniqueConstraint,
-    false,
     func,
 )
 from sqlalchemy import text as sql_text
-from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR
+from sqlalchemy.dialects.postgresql import TSVECTOR
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 #: Width of every stored vector. Embedders are asked for this many dimensions (MiniLM gives 384
@@ -119,66 +121,6 @@ class Proposition(Base):
     n_lexemes: Mapped[int] = mapped_column(
         Integer, Computed(f"length(to_tsvector('{TS_CONFIG}', text))", persisted=True)
     )
-
-
-# BM25's postings: one row per (retrieval unit or passage, distinct lexeme of its stored `tsv`),
-# with the lexeme's occurrence count and the row's distinct-lexeme length copied in, so a query
-# scores a lexeme's rows from the primary key alone (an index-only scan, no join, no tsvector
-# parsed). They are written and removed in the same transactions as their rows, from the stored
-# `tsv` itself (store/postings.py, called by the writes and the deletion); `grasp corpus check`
-# compares them with a recount. There is no foreign key, to the row or to the corpus: a cascade
-# from the row would need a second index on the row id (more upkeep on every bulk write), and the
-# check of a key to the corpus runs once per inserted posting, which measured as roughly half the
-# cost of posting a batch. The deletions remove them instead: a passage's through this key from the
-# removed rows' own lexemes, a corpus's by the key's first column (store/postings.py).
-# The stored `tsv` columns stay (the postings are derived and checked from them) but need no GIN
-# index any more: nothing searches them.
-# Two tables of one shape rather than one with a kind column: keys stay narrow, the two id spaces
-# are separate sequences, and each table's statistics describe one kind of document.
-#: Collation of the lexeme column: bytewise comparisons, the cheapest, and equality is the same.
-LEXEME_COLLATION = "C"
-
-
-class PropositionPosting(Base):
-    """A lexeme of a retrieval unit: tf = its occurrences, n_lexemes = the unit's length."""
-
-    __tablename__ = "proposition_postings"
-    __table_args__ = (
-        PrimaryKeyConstraint(
-            "corpus_id",
-            "lexeme",
-            "proposition_id",
-            name="pk_proposition_postings",
-            postgresql_include=["tf", "n_lexemes"],
-        ),
-    )
-
-    corpus_id: Mapped[int] = mapped_column(Integer)
-    lexeme: Mapped[str] = mapped_column(Text(collation=LEXEME_COLLATION))
-    proposition_id: Mapped[int] = mapped_column(BigInteger)
-    tf: Mapped[int] = mapped_column(Integer)
-    n_lexemes: Mapped[int] = mapped_column(Integer)
-
-
-class PassagePosting(Base):
-    """A lexeme of a passage (title and text): tf = its occurrences, n_lexemes = its length."""
-
-    __tablename__ = "passage_postings"
-    __table_args__ = (
-        PrimaryKeyConstraint(
-            "corpus_id",
-            "lexeme",
-            "passage_id",
-            name="pk_passage_postings",
-            postgresql_include=["tf", "n_lexemes"],
-        ),
-    )
-
-    corpus_id: Mapped[int] = mapped_column(Integer)
-    lexeme: Mapped[str] = mapped_column(Text(collation=LEXEME_COLLATION))
-    passage_id: Mapped[int] = mapped_column(BigInteger)
-    tf: Mapped[int] = mapped_column(Integer)
-    n_lexemes: Mapped[int] = mapped_column(Integer)
 
 
 class Entity(Base):
@@ -308,43 +250,4 @@ class ExtractionFailure(Base):
     passage_id: Mapped[int] = mapped_column(ForeignKey("passages.id", ondelete="CASCADE"))
     raw_output: Mapped[str | None] = mapped_column(Text)
     error: Mapped[str] = mapped_column(Text)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
-
-
-class LlmCall(Base):
-    """Ledger row: one LLM call (or cache hit) with its token usage."""
-
-    __tablename__ = "llm_calls"
-    __table_args__ = (
-        Index("ix_llm_calls_corpus", "corpus_id"),
-        Index("ix_llm_calls_run", "run_id"),
-    )
-
-    id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
-    corpus_id: Mapped[int | None] = mapped_column(ForeignKey("corpora.id", ondelete="SET NULL"))
-    run_id: Mapped[str | None] = mapped_column(Text)
-    node: Mapped[str] = mapped_column(Text)
-    agent_id: Mapped[str | None] = mapped_column(Text)
-    iteration: Mapped[int | None] = mapped_column(Integer)
-    model: Mapped[str] = mapped_column(Text)
-    input_tokens: Mapped[int] = mapped_column(Integer)
-    output_tokens: Mapped[int] = mapped_column(Integer)
-    latency_s: Mapped[float] = mapped_column(Float)
-    cached: Mapped[bool] = mapped_column(Boolean)
-    #: A failed attempt (provider error or unusable reply): billed, so counted, but not an answer.
-    failed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
-
-
-class LlmCacheEntry(Base):
-    """A cached model response keyed by sha256(model + messages + parameters)."""
-
-    __tablename__ = "llm_cache"
-
-    key: Mapped[str] = mapped_column(String(64), primary_key=True)
-    model: Mapped[str] = mapped_column(Text)
-    response: Mapped[str] = mapped_column(Text)
-    input_tokens: Mapped[int] = mapped_column(Integer)
-    output_tokens: Mapped[int] = mapped_column(Integer)
-    meta: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

@@ -8,7 +8,7 @@ from sqlalchemy import Engine, func, select
 
 from graphs.cli.main import main
 from store.engine import transaction
-from store.models import LlmCall
+from store.ledger_models import LlmCall
 
 pytestmark = pytest.mark.e2e
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from sqlalchemy import Engine, select
 
 from store.engine import transaction
-from store.models import LlmCall
+from store.ledger_models import LlmCall
 from tests.fixtures.data import SHARED_DATA
 from tests.fixtures.eval_films import args, evaluate, make_services
 from tests.fixtures.films import EVALUATE, PLAN, REWRITE, SYNTHESIZE, rule

@@ -18,7 +18,7 @@ from graphs.runtime.services import Services
 from store.corpora import corpus_id
 from store.engine import transaction
 from store.ledger import CallRecord, record_call
-from store.models import LlmCall
+from store.ledger_models import LlmCall
 from tests.fixtures.eval_films import (
     CHAIN_Q,
     COMPARE_Q,

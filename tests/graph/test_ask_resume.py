@@ -15,7 +15,7 @@ from pathlib import Path
 from sqlalchemy import Engine, select
 
 from store.engine import transaction
-from store.models import LlmCall
+from store.ledger_models import LlmCall
 from tests.fixtures.films import PAPER_VOTE_ARGS, build_corpus, chain_rules
 
 REPO = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ from sqlalchemy import Engine, func, select, text
 from graphs.cli.main import main
 from graphs.runtime.checkpoints import CHECKPOINT_TABLES, open_checkpointer
 from store.engine import alembic_config, transaction
-from store.models import LlmCall
+from store.ledger_models import LlmCall
 from tests.fixtures.films import PAPER_VOTE_ARGS, build_corpus, chain_rules
 
 QUESTION = "Where was the director of Blue Harbor born?"

@@ -16,7 +16,7 @@ from sqlalchemy import Engine, func, select
 from graphs.cli.main import main
 from store.corpora import ensure_corpus
 from store.engine import transaction
-from store.models import LlmCall
+from store.ledger_models import LlmCall
 from tests.fixtures.films import PAPER_VOTE_ARGS, build_corpus, chain_rules
 
 REPO = Path(__file__).resolve().parents[2]

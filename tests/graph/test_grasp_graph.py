@@ -10,7 +10,7 @@ from graphs.api import answer
 from graphs.models.scripted_model import ScriptedChatModel
 from nodes.llm.client import LlmCallError, LlmClient
 from store.engine import transaction
-from store.models import LlmCall
+from store.ledger_models import LlmCall
 from tests.fixtures.films import (
     EVALUATE,
     PAPER_VOTE,

@@ -13,7 +13,8 @@ from graphs.runtime.settings import Settings
 from nodes.embedding import HashingEmbedder
 from nodes.llm.client import LlmClient
 from store.engine import transaction
-from store.models import ExtractionFailure, LlmCall, Proposition
+from store.ledger_models import LlmCall
+from store.models import ExtractionFailure, Proposition
 from tests.fixtures.data import SHARED_DATA
 from tests.fixtures.indexing import BATCH, EAGLEMAN, SUDHOF, single
 

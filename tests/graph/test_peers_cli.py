@@ -19,7 +19,7 @@ from graphs.cli.main import main
 from graphs.models.scripted_model import ScriptedReply
 from graphs.runtime.run_history import describe
 from store.engine import transaction
-from store.models import LlmCall
+from store.ledger_models import LlmCall
 from tests.fixtures.films import build_corpus
 from tests.fixtures.peers import ANSWER, DECOMPOSE, FINDINGS, rule
 

@@ -10,7 +10,7 @@ from graphs.peers.full_context import model_window
 from graphs.peers.registry import run_method
 from store.corpora import corpus_id
 from store.engine import transaction
-from store.models import LlmCall
+from store.ledger_models import LlmCall
 from store.passage_writes import add_passages
 from tests.fixtures.films import services
 from tests.fixtures.peers import (

@@ -25,7 +25,7 @@ from langgraph_sdk.client import LangGraphClient
 from sqlalchemy import Engine, select
 
 from store.engine import transaction
-from store.models import LlmCall
+from store.ledger_models import LlmCall
 from tests.fixtures.films import PAPER_VOTE, REWRITE, SYNTHESIZE, build_corpus
 from tests.graph.test_conversation import FIRST, FOLLOW_UP, conversation_rules
 from tests.graph.test_dev_server import LANGGRAPH, REPO, free_port

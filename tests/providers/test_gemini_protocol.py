@@ -20,7 +20,8 @@ from graphs.agent.graph import build_grasp_graph
 from graphs.cli.main import main
 from graphs.runtime.checkpoints import open_checkpointer
 from store.engine import transaction
-from store.models import Entity, LlmCall, Passage, Proposition
+from store.ledger_models import LlmCall
+from store.models import Entity, Passage, Proposition
 from tests.providers.gemini_server import FakeGemini, Request, load_replies
 from tests.providers.transcript import call_line, show
 

@@ -22,7 +22,8 @@ from graphs.cli.main import main
 from graphs.models.gguf_assembly import smollm2_gguf_path
 from graphs.runtime.checkpoints import open_checkpointer
 from store.engine import transaction
-from store.models import LlmCall, Passage
+from store.ledger_models import LlmCall
+from store.models import Passage
 from tests.fixtures.films import build_corpus
 from tests.providers.servers import Exchange, LlamaServer, Relay
 from tests.providers.transcript import call_line, show

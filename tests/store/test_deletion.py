@@ -39,12 +39,11 @@ from store.models import (
     EntitySynonym,
     ExtractionFailure,
     Passage,
-    PassagePosting,
     PassageSource,
     Proposition,
-    PropositionPosting,
 )
 from store.passage_writes import add_passages
+from store.posting_models import PassagePosting, PropositionPosting
 from tests.graph.test_index_graph import services
 
 Doc = tuple[str, str]

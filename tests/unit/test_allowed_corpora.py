@@ -13,7 +13,7 @@ from graphs.peers.registry import run_method
 from graphs.runtime.settings import Settings, parse_corpus_list
 from graphs.runtime.wiring import CorpusNotAllowed, check_corpus_allowed
 from store.engine import transaction
-from store.models import LlmCall
+from store.ledger_models import LlmCall
 from tests.fixtures.films import PAPER_VOTE, build_corpus, chain_rules, services
 
 
