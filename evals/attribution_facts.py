@@ -8,14 +8,8 @@ from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 
-from evals.attribution import (
-    HopFacts,
-    RoundFacts,
-    Shown,
-    agent_attribution,
-    kept_retrieval,
-    passages_attribution,
-)
+from evals.attribution import HopFacts, RoundFacts, Shown
+from evals.attribution_record import agent_attribution, kept_retrieval, passages_attribution
 from evals.qa_run import Answer, QaItem, QaRun
 from graphs.agent.graph import GraspGraph
 from graphs.cli.ask_report import Round, resolved_sub_question

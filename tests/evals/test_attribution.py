@@ -7,13 +7,12 @@ from evals.attribution import (
     HopFacts,
     RoundFacts,
     Shown,
-    agent_attribution,
     answer_matches,
     chain_depth,
     label,
-    passages_attribution,
     shown_keys,
 )
+from evals.attribution_record import agent_attribution, passages_attribution
 
 # "Where was the director of Blue Harbor born?" as MuSiQue decomposes it.
 GOLD = [
