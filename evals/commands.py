@@ -27,7 +27,7 @@ from evals.retrieval_eval import (
 )
 from evals.summary import GroupSummary, format_number, summarise_causes
 from graphs.agent.context import GraspContext
-from graphs.cli.ask_input import typed_value
+from graphs.cli.ask_input import setting_examples, typed_value
 from graphs.models.providers import lazy_llm_client
 from graphs.peers.registry import method_named
 from graphs.runtime.run_history import Refused
@@ -82,7 +82,7 @@ def register(sub: Any) -> None:
 
 def typed_settings(kind: type[Any], pairs: list[str]) -> dict[str, Any]:
     """`--set KEY=VALUE` pairs as overrides of the dataclass `kind`, typed like each default."""
-    defaults = {f.name: f.default for f in fields(kind)}
+    defaults = setting_examples(kind)
     settings: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")

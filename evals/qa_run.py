@@ -63,7 +63,7 @@ class QaRun:
         given = self.context(None)
         # What the run uses: GRASP's defaults may depend on the model (its profile).
         if isinstance(given, GraspContext):
-            given = given.settled(local_model=is_local(model))
+            given = given.resolved(local_model=is_local(model))
         context = asdict(given)
         context.pop("corpus")
         found = {"method": self.method, "model": model, self.method: context}

@@ -1,15 +1,20 @@
 """The GRASP run configuration: every value of spec §2–§4, editable in Studio.
 
-Retrieval numbers take their defaults from RetrievalParams, their one home in the store.
+Fields come in four groups (retrieval, agent, model, conversation; each field's metadata names
+its group and Studio shows its description). The fields every peer has (corpus, chat model,
+passage cut) are inherited from PeerContext. Retrieval numbers take their defaults from
+RetrievalParams, their one home in the store.
+
+Five agent settings depend on the model (`MODEL_PROFILES`): they default to None, "the profile's
+choice", and `resolved` turns the profile into explicit values once, before any node runs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
 
-from nodes.agent.evaluate import EvaluatorStyle
-from nodes.agent.plan import PlanFormat
+from graphs.peers.context import PeerContext
 from nodes.agent.plan_links import UnwrittenNeeds
 from store.grasp_retrieval import RetrievalParams
 
@@ -19,323 +24,204 @@ EvidenceKind = Literal["passages", "propositions"]
 Retrieval = Literal["grasp", "dense"]
 Planner = Literal["on", "off"]
 Synthesis = Literal["findings", "reader"]
-HopRounds = Literal["last", "all"]
-ReaderFocus = Literal["even", "final"]
 Profile = Literal["auto", "paper", "small"]
-#: What profile=small changes, and to what: measured better with the offline 1.5B model (README).
-SMALL_MODEL_DEFAULTS: dict[str, Any] = {
-    "entity_selection": "off",
-    "synthesis": "reader",
-    "bounded_replies": True,
-    "unwritten_needs": "drop",
-    "bridge_check": True,
+Group = Literal["retrieval", "agent", "model", "conversation"]
+
+#: The model-dependent settings of each profile: the paper's, and those measured better with the
+#: offline 1.5B model (docs/experiments.md). `auto` is small for llama.cpp, paper for any other.
+MODEL_PROFILES: dict[str, dict[str, Any]] = {
+    "paper": {
+        "entity_selection": "llm",
+        "synthesis": "findings",
+        "bounded_replies": False,
+        "unwritten_needs": "append",
+        "bridge_check": False,
+    },
+    "small": {
+        "entity_selection": "off",
+        "synthesis": "reader",
+        "bounded_replies": True,
+        "unwritten_needs": "drop",
+        "bridge_check": True,
+    },
 }
-SWITCHES = {
+#: Each choice-valued setting and its choices (a None profile setting is checked once resolved).
+CHOICES: dict[str, Any] = {
     "passage_scoring": PassageScoring,
     "entity_selection": EntitySelection,
     "evidence": EvidenceKind,
     "retrieval": Retrieval,
     "planner": Planner,
-    "plan_format": PlanFormat,
     "unwritten_needs": UnwrittenNeeds,
-    "evaluator": EvaluatorStyle,
     "synthesis": Synthesis,
-    "hop_rounds": HopRounds,
-    "reader_focus": ReaderFocus,
     "profile": Profile,
 }
+_AT_LEAST_ONE = (
+    "max_iterations",
+    "k_props",
+    "k_entities",
+    "k_entities_unselected",
+    "k_passages",
+    "adaptive_k_window",
+    "reader_passages",
+    "prior_passages",
+)
+_NOT_NEGATIVE = (
+    "max_observations",
+    "propositions_per_entity",
+    "history_turns",
+    "history_chars",
+    "hit_weight",
+    "prior_weight",
+)
+
+
+def setting(default: Any, group: Group, description: str) -> Any:
+    """A run setting: its default, its group and the one line Studio shows."""
+    return field(default=default, metadata={"group": group, "description": description})
+
+
+def by_profile(name: str, group: Group, description: str) -> Any:
+    """A model-dependent setting: None until `resolved` fills in the profile's value.
+
+    Its metadata keeps the paper's value as the example of its type (for `--set` parsing).
+    """
+    return field(
+        default=None,
+        metadata={
+            "group": group,
+            "description": f"{description} (unset: the profile's choice)",
+            "example": MODEL_PROFILES["paper"][name],
+        },
+    )
+
+
+R = RetrievalParams
+T = TypeVar("T")
+
+
+def chosen(value: T | None, name: str) -> T:
+    """A model setting's value once the profile is resolved (a node never sees it unset)."""
+    if value is None:
+        raise RuntimeError(f"{name} was read before the run's profile was resolved")
+    return value
 
 
 @dataclass(kw_only=True)
-class GraspContext:
+class GraspContext(PeerContext):
     """One run's configuration; LangGraph Studio shows each field with its description."""
 
-    corpus: str = field(
-        default="default", metadata={"description": "name of the indexed corpus to answer from"}
+    # — retrieval —
+    k_props: int = setting(R.k_props, "retrieval", "propositions kept by the hybrid search")
+    lexical_weight: float = setting(R.lexical_weight, "retrieval", "λ: BM25's weight in s(p)")
+    entity_damping: float = setting(
+        R.entity_damping, "retrieval", "α: entity scores are divided by degree^α"
     )
-    chat_model: str | None = field(
-        default=None,
-        metadata={"description": "chat model spec overriding GRASP_CHAT_MODEL (e.g. 'local')"},
+    k_entities: int = setting(R.k_entities, "retrieval", "entities offered to entity selection")
+    k_entities_unselected: int = setting(
+        R.k_entities_unselected, "retrieval", "entities traversed when no LLM selects them"
     )
-    max_iterations: int = field(
-        default=3,
-        metadata={"description": "search rounds a sub-agent may take before it must answer"},
+    k_passages: int = setting(R.k_passages, "retrieval", "passages RankVote returns per round")
+    vote_weight: float = setting(R.vote_weight, "retrieval", "w: one proposition's vote")
+    vote_offset: float = setting(R.vote_offset, "retrieval", "c: a rank r votes w / (r + c)")
+    hit_weight: float = setting(
+        R.hit_weight, "retrieval", "weight of a passage's best search hit; 0 = paper's RankVote"
     )
-    k_props: int = field(
-        default=RetrievalParams.k_props,
-        metadata={"description": "propositions kept by the hybrid search"},
+    prior_weight: float = setting(
+        R.prior_weight, "retrieval", "weight of a passage's dense cosine; 0 = paper's RankVote"
     )
-    lexical_weight: float = field(
-        default=RetrievalParams.lexical_weight,
-        metadata={"description": "λ: weight of the max-normalised BM25 term in s(p)"},
+    prior_passages: int = setting(R.prior_passages, "retrieval", "top dense passages given a prior")
+    propositions_per_entity: int = setting(
+        R.propositions_per_entity, "retrieval", "propositions shown beside each candidate entity"
     )
-    entity_damping: float = field(
-        default=RetrievalParams.entity_damping,
-        metadata={"description": "α: entity scores are divided by degree^α"},
+    adaptive_k_window: int = setting(
+        R.adaptive_k_window, "retrieval", "evidence=propositions: the cut's window"
     )
-    k_entities: int = field(
-        default=RetrievalParams.k_entities,
-        metadata={"description": "unvisited entities offered to entity selection"},
+    passage_scoring: PassageScoring = setting(
+        "rankvote", "retrieval", "ablation: rankvote (w / (r + c)) or uniform (every vote w)"
     )
-    k_entities_unselected: int = field(
-        default=RetrievalParams.k_entities_unselected,
-        metadata={
-            "description": "entities traversed when no LLM selects (entity_selection=off, and "
-            "LLM-free retrieval in grasp eval-retrieval): no prompt to pay for, so more"
-        },
+    evidence: EvidenceKind = setting(
+        "passages", "retrieval", "ablation: passages (RankVote) or propositions (adaptive-k)"
     )
-    k_passages: int = field(
-        default=RetrievalParams.k_passages,
-        metadata={"description": "passages RankVote returns as new evidence"},
+    retrieval: Retrieval = setting(
+        "grasp", "retrieval", "ablation: grasp (graph search) or dense (dense passages)"
     )
-    vote_weight: float = field(
-        default=RetrievalParams.vote_weight,
-        metadata={"description": "w: the vote of one proposition in RankVote"},
+    # — agent —
+    planner: Planner = setting("on", "agent", "ablation: on, or off (one hop for the question)")
+    max_iterations: int = setting(3, "agent", "search rounds a hop may take before it answers")
+    max_observations: int = setting(12, "agent", "cap of a hop's observation list")
+    reader_passages: int = setting(5, "agent", "synthesis=reader: passages it reads")
+    entity_selection: EntitySelection | None = by_profile(
+        "entity_selection", "agent", "ablation: llm picks entities, or off (all candidates)"
     )
-    vote_offset: float = field(
-        default=RetrievalParams.vote_offset,
-        metadata={"description": "c: RankVote scores a rank r with w / (r + c)"},
+    synthesis: Synthesis | None = by_profile(
+        "synthesis",
+        "agent",
+        "final answer from the hop answers (findings) or the hops' passages (reader)",
     )
-    max_observations: int = field(
-        default=12, metadata={"description": "cap of a sub-agent's observation list"}
+    unwritten_needs: UnwrittenNeeds | None = by_profile(
+        "unwritten_needs",
+        "agent",
+        "a need a step's text has no place for: appended as (#k), or dropped",
     )
-    hit_weight: float = field(
-        default=RetrievalParams.hit_weight,
-        metadata={
-            "description": "weight of a passage's own best search hit s(p) added to its "
-            "(max-scaled) RankVote score; 0 = the paper's RankVote"
-        },
+    bridge_check: bool | None = by_profile(
+        "bridge_check",
+        "agent",
+        "a chain's final answer naming a bridge hop's answer takes the last hop's",
     )
-    prior_weight: float = field(
-        default=RetrievalParams.prior_weight,
-        metadata={
-            "description": "weight of the passage's own cosine to the search statement added to "
-            "its vote (a dense prior); 0 = the paper's RankVote"
-        },
+    # — model —
+    profile: Profile = setting(
+        "auto", "model", "paper, small (offline 1.5B model) or auto (small for llama.cpp)"
     )
-    prior_passages: int = field(
-        default=RetrievalParams.prior_passages,
-        metadata={"description": "how many top dense passages get the prior"},
+    bounded_replies: bool | None = by_profile(
+        "bounded_replies",
+        "model",
+        "hold the evaluator's JSON reply to a schema with bounded strings and lists",
     )
-    propositions_per_entity: int = field(
-        default=RetrievalParams.propositions_per_entity,
-        metadata={"description": "top propositions shown beside each candidate entity"},
-    )
-    max_passage_chars: int = field(
-        default=1500,
-        metadata={"description": "evidence passages are cut to this many characters"},
-    )
-    passage_scoring: PassageScoring = field(
-        default="rankvote",
-        metadata={"description": "ablation: rankvote (w / (r + c)) or uniform (every vote w)"},
-    )
-    entity_selection: EntitySelection = field(
-        default="llm",
-        metadata={"description": "ablation: llm picks entities, or off (traverse all candidates)"},
-    )
-    evidence: EvidenceKind = field(
-        default="passages",
-        metadata={
-            "description": "ablation: passages (RankVote) or propositions (adaptive-k, largest "
-            f"score gap among the top {RetrievalParams.adaptive_k_window})"
-        },
-    )
-    adaptive_k_window: int = field(
-        default=RetrievalParams.adaptive_k_window,
-        metadata={"description": "propositions evidence: the cut is sought among this many best"},
-    )
-    retrieval: Retrieval = field(
-        default="grasp",
-        metadata={
-            "description": "ablation: grasp (graph search) or dense (plain dense passage "
-            "retrieval; needs passage embeddings)"
-        },
-    )
-    planner: Planner = field(
-        default="on",
-        metadata={"description": "ablation: on, or off (one sub-agent answers the whole question)"},
-    )
-    plan_format: PlanFormat = field(
-        default="linked",
-        metadata={
-            "description": "planner reply: linked (each sub-question lists the earlier steps it "
-            "needs, schema-constrained, links repaired), chain (the linked reply, the planner "
-            "first tracing the question's relations one arrow per step) or free (plain strings "
-            "with #k, the original format)"
-        },
-    )
-    # The paper has no repair; append is the faithful one. profile=small drops (README).
-    unwritten_needs: UnwrittenNeeds = field(
-        default="append",
-        metadata={
-            "description": "plan_format=linked or chain: a need a sub-question lists but "
-            'whose text has no place for the earlier answer is appended as "(#k)" (append) or '
-            "dropped, the text standing alone (drop)"
-        },
-    )
-    evaluator: EvaluatorStyle = field(
-        default="free",
-        metadata={
-            "description": "evaluator reply: free (the model says DONE or QUERY_AGAIN), quote "
-            "(it must copy the evidence sentence its answer comes from; DONE only when that "
-            "sentence is found in the evidence) or guess (a short reply: an answer always, a "
-            "best guess if need be, and whether the evidence states it; DONE when it does)"
-        },
-    )
-    synthesis: Synthesis = field(
-        default="findings",
-        metadata={
-            "description": "final answer: findings (from the hop answers, as in the paper; see "
-            "synthesis_passages) or reader (the peers' reader, which never refuses, reads the "
-            "hops' best passages; see reader_notes)"
-        },
-    )
-    reader_passages: int = field(
-        default=5,
-        metadata={
-            "description": "synthesis=reader: passages it reads, taken in turn from each hop's "
-            "best (the dense peer reads 5)"
-        },
-    )
-    # Even by default: on the first 20 MuSiQue questions with the offline model, "final" changed
-    # six answers and won none (F1 0.236 against 0.243; README).
-    reader_focus: ReaderFocus = field(
-        default="even",
-        metadata={
-            "description": "synthesis=reader: which hops' passages fill its reader_passages: "
-            "even (in turn from each hop) or final (each bridge hop's best passage, the rest "
-            "from the hops no other hop builds on, whose passages hold the answer)"
-        },
-    )
-    # Off by default: with the offline 1.5B model, notes made the reader copy wrong hop answers
-    # (MuSiQue F1 0.267 with them, 0.343 without; README).
-    reader_notes: bool = field(
-        default=False,
-        metadata={
-            "description": "synthesis=reader: the hop answers go in as notes (off: it reads the "
-            "passages alone, as the dense peer does)"
-        },
-    )
-    # A hop that searched again may drift away from its first round's passages, and with "last"
-    # the final answer never sees them again. Off by default: on the first 20 MuSiQue questions
-    # with the offline model "all" changed no answer (README).
-    hop_rounds: HopRounds = field(
-        default="last",
-        metadata={
-            "description": "passages a hop hands to the final answer (synthesis=reader or "
-            "synthesis_passages): last (the round its answer came from) or all (that round's "
-            "best, then each earlier round's, in turn)"
-        },
-    )
-    # Off for the paper's profile; profile=small turns it on (measured, README).
-    bridge_check: bool = field(
-        default=False,
-        metadata={
-            "description": "when the final answer is only the answer of a hop a later hop builds "
-            "on (the bridge entity) and the plan is a chain whose last hop found an answer, give "
-            "that last hop's answer instead"
-        },
-    )
-    # Off: on the offline model it won answers on two question sets and lost on a third (README).
-    chain_answer: bool = field(
-        default=False,
-        metadata={
-            "description": "when the plan is a chain (one last hop, which builds on one other) "
-            "and its last hop found an answer, that answer is the final one and no final call "
-            "is made; other plans are answered by the synthesis"
-        },
-    )
-    synthesis_passages: int = field(
-        default=0,
-        metadata={
-            "description": "passages per hop the final answer also reads (the ones the hop's "
-            "answer came from); 0: it reads only the hop answers, as in the paper"
-        },
-    )
-    echo_check: bool = field(
-        default=False,
-        metadata={
-            "description": "ask the evaluator once more when its answer only repeats words of the "
-            'sub-question ("Which state borders Florida?" answered "Florida")'
-        },
-    )
-    # Off for the paper's profile; profile=small turns it on (measured, README).
-    bounded_replies: bool = field(
-        default=False,
-        metadata={
-            "description": "hold the evaluator's JSON reply to a schema whose strings and lists "
-            "are bounded (the local model's grammar; other providers get it as the reply "
-            "schema), so a reply cannot run on inside a string to the output cap and be lost"
-        },
-    )
-    profile: Profile = field(
-        default="auto",
-        metadata={
-            "description": "defaults for the model: paper (the paper's), small (entity selection "
-            "off, synthesis=reader, bounded_replies, unwritten_needs=drop and bridge_check, "
-            "measured better with the offline 1.5B model) or auto "
-            "(small for the offline llama.cpp model, paper for any other); a setting given a "
-            "value other than its paper default always keeps it"
-        },
-    )
-    history_turns: int = field(
-        default=3,
-        metadata={
-            "description": "conversation threads: earlier turns (question and final answer) the "
-            "planner sees to resolve references such as 'she'; 0 = none"
-        },
-    )
-    history_chars: int = field(
-        default=400,
-        metadata={"description": "each earlier question and answer is cut to this many characters"},
-    )
+    # — conversation —
+    history_turns: int = setting(3, "conversation", "earlier turns the planner sees; 0 = none")
+    history_chars: int = setting(400, "conversation", "each earlier turn is cut to this length")
 
     def __post_init__(self) -> None:
         # Studio and the CLI pass user input here; a bad value must fail before any LLM call.
-        at_least_one = (
-            "max_iterations",
-            "k_props",
-            "k_entities",
-            "k_entities_unselected",
-            "k_passages",
-            "adaptive_k_window",
-            "reader_passages",
-        )
-        for name in (*at_least_one, "prior_passages"):
+        super().__post_init__()
+        for name in _AT_LEAST_ONE:
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
-        never_negative = (
-            "max_observations",
-            "propositions_per_entity",
-            "max_passage_chars",
-            "history_turns",
-            "history_chars",
-        )
-        for name in (*never_negative, "hit_weight", "prior_weight"):
+        for name in _NOT_NEGATIVE:
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")
-        for name, kind in SWITCHES.items():
-            if getattr(self, name) not in get_args(kind):
+        for name, kind in CHOICES.items():
+            value = getattr(self, name)
+            if value is not None and value not in get_args(kind):
                 choices = " | ".join(get_args(kind))
-                raise ValueError(f"{name} must be one of {choices}, not {getattr(self, name)!r}")
+                raise ValueError(f"{name} must be one of {choices}, not {value!r}")
+        for name in ("bridge_check", "bounded_replies"):
+            if getattr(self, name) not in (None, True, False):
+                raise ValueError(f"{name} is true or false, not {getattr(self, name)!r}")
         if self.synthesis == "reader" and self.evidence != "passages":
             raise ValueError("synthesis=reader reads passages: it needs evidence=passages")
 
-    def settled(self, local_model: bool) -> GraspContext:
-        """The context a run uses: the profile's defaults applied (`local_model`: llama.cpp's).
+    def resolved(self, local_model: bool) -> GraspContext:
+        """The context with its profile chosen and every unset model setting taken from it.
 
-        Only fields still at their paper default change, so a value the user chose wins; to run
-        the paper's values on the local model, ask for profile=paper.
+        `local_model`: the run's chat model is llama.cpp's (what `auto` decides on). A value the
+        user set is kept; only unset (None) settings are filled. Resolving twice changes nothing.
         """
-        if self.profile == "paper" or (self.profile == "auto" and not local_model):
-            return self
-        paper = {f.name: f.default for f in fields(self)}
-        changes: dict[str, Any] = {
+        chosen = self.profile
+        if chosen == "auto":
+            chosen = "small" if local_model else "paper"
+        unset = {
             name: value
-            for name, value in SMALL_MODEL_DEFAULTS.items()
-            if getattr(self, name) == paper[name]
+            for name, value in MODEL_PROFILES[chosen].items()
+            if getattr(self, name) is None
         }
-        return replace(self, **changes)
+        return replace(self, profile=chosen, **unset)
+
+    @property
+    def is_resolved(self) -> bool:
+        """Whether every model setting has a value (what nodes may rely on)."""
+        return all(getattr(self, name) is not None for name in MODEL_PROFILES["paper"])
 
     def retrieval_params(self) -> RetrievalParams:
         """The store's retrieval numbers for this run."""
@@ -343,8 +229,9 @@ class GraspContext:
             k_props=self.k_props,
             lexical_weight=self.lexical_weight,
             entity_damping=self.entity_damping,
+            # Unset reads as the paper's "llm"; eval-retrieval, which has no LLM, sets "off".
             k_entities=self.k_entities
-            if self.entity_selection == "llm"
+            if self.entity_selection != "off"
             else self.k_entities_unselected,
             k_entities_unselected=self.k_entities_unselected,
             k_passages=self.k_passages,
@@ -357,3 +244,17 @@ class GraspContext:
             prior_weight=self.prior_weight,
             prior_passages=self.prior_passages,
         )
+
+
+def setting_groups() -> dict[str, list[str]]:
+    """Every setting's name by group, inherited ones under "model" and "retrieval"."""
+    inherited: dict[str, Group] = {
+        "corpus": "retrieval",
+        "chat_model": "model",
+        "max_passage_chars": "agent",
+        "prompt_chars": "agent",
+    }
+    groups: dict[str, list[str]] = {"retrieval": [], "agent": [], "model": [], "conversation": []}
+    for item in fields(GraspContext):
+        groups[item.metadata.get("group", inherited.get(item.name, "agent"))].append(item.name)
+    return groups

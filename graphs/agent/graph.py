@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer, Overwrite, Send
 
 from graphs.agent.answer_deltas import AnswerDeltas
-from graphs.agent.context import GraspContext
+from graphs.agent.context import GraspContext, chosen
 from graphs.agent.progress import emit, stream_writer
 from graphs.agent.state import (
     Dependency,
@@ -31,16 +31,11 @@ from graphs.agent.subagent import build_subagent, failed_calls
 from graphs.models.providers import is_local
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, run_id
-from nodes.agent.bridge_check import bridge_slip, chain_end
+from nodes.agent.bridge_check import bridge_slip
 from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.plan import PlanRejected, make_plan
-from nodes.agent.plan_dag import final_hops, ready, substitute
-from nodes.agent.synthesize import (
-    final_focused_order,
-    read_final_answer,
-    reading_order,
-    synthesize,
-)
+from nodes.agent.plan_dag import ready, substitute
+from nodes.agent.synthesize import read_final_answer, reading_order, synthesize
 from nodes.llm.client import CallTag, LlmResult, MalformedOutput
 from store.corpora import corpus_id
 from store.passage_search import passages_by_id
@@ -71,23 +66,9 @@ def sub_agent_input(
     )
 
 
-async def hop_passage_texts(
-    services: Services, state: GraspState, context: GraspContext
-) -> list[PassageText]:
-    """The hops' passages the final answer reads, each once.
-
-    The reader takes them in turn from each hop (or, with reader_focus=final, mostly from the
-    final hops), up to `reader_passages`; the findings synthesis takes each hop's in hop order.
-    """
-    hop_passages = state.get("hop_passages", {})
-    limit = context.reader_passages
-    if context.synthesis == "reader" and context.reader_focus == "final":
-        ends = final_hops(state.get("sub_questions", []))
-        ids = final_focused_order(hop_passages, ends, limit)
-    elif context.synthesis == "reader":
-        ids = reading_order(hop_passages, limit)
-    else:
-        ids = list(dict.fromkeys(pid for k in sorted(hop_passages) for pid in hop_passages[k]))
+async def hop_passage_texts(services: Services, state: GraspState, limit: int) -> list[PassageText]:
+    """The hops' passages the reader reads: taken in turn from each hop, each once, ≤ `limit`."""
+    ids = reading_order(state.get("hop_passages", {}), limit)
     return await asyncio.to_thread(passages_by_id, services.engine, ids) if ids else []
 
 
@@ -103,19 +84,17 @@ async def final_answer(
     A reply that cannot be used gives the last sub-answer; `bridge_check` mends a bridge slip.
     """
     answers = state.get("answers", {})
-    passages = await hop_passage_texts(services, state, context)
     tag = CallTag(node="synthesize", corpus_id=state.get("corpus_id"), run_id=run_id())
     try:
         with deltas.listening():
             if context.synthesis == "reader":
+                passages = await hop_passage_texts(services, state, context.reader_passages)
                 reply, results = await read_final_answer(
                     services.llm,
                     question=state["question"],
-                    chain=chain,
                     passages=passages,
                     tag=tag,
-                    max_chars=context.max_passage_chars,
-                    notes=context.reader_notes,
+                    max_chars=context.passage_chars(len(passages)),
                 )
             else:
                 reply, results = await synthesize(
@@ -124,8 +103,6 @@ async def final_answer(
                     plan=state.get("plan", ""),
                     chain=chain,
                     tag=tag,
-                    passages=passages,
-                    max_chars=context.max_passage_chars,
                 )
     except MalformedOutput as exc:
         log.warning("synthesis reply unusable (%s); giving the last sub-answer", exc)
@@ -134,7 +111,7 @@ async def final_answer(
     answer, why = reply.answer, reply.justification
     slip = (
         bridge_slip(answer, state.get("sub_questions", []), answers)
-        if context.bridge_check
+        if chosen(context.bridge_check, "bridge_check")
         else None
     )
     if slip:
@@ -185,10 +162,9 @@ class ParentNodes:
                     services.llm,
                     question=question,
                     tag=tag,
-                    plan_format=context.plan_format,
                     history=history,
                     history_chars=context.history_chars,
-                    unwritten_needs=context.unwritten_needs,
+                    unwritten_needs=chosen(context.unwritten_needs, "unwritten_needs"),
                 )
                 plan, sub_questions, results = made.text, made.sub_questions, made.calls
             except (PlanRejected, MalformedOutput) as exc:
@@ -240,12 +216,7 @@ class ParentNodes:
         ]
         emit("synthesizing", hops=len(chain))
         deltas = AnswerDeltas(stream_writer())
-        end = chain_end(sub_questions, answers) if context.chain_answer else None
-        results: list[LlmResult]
-        if end is not None:
-            answer, why, results = end.answer, end.why(), []
-        else:
-            answer, why, results = await final_answer(services, state, context, chain, deltas)
+        answer, why, results = await final_answer(services, state, context, chain, deltas)
         deltas.finish(answer)
         emit("answer", answer=answer, justification=why)
         tokens = tally("synthesize", results)
@@ -261,8 +232,8 @@ class ParentNodes:
 
 
 def settle_for_model(context: GraspContext, services: Services) -> GraspContext:
-    """The run's context with the profile's defaults for the model it runs on."""
-    return context.settled(local_model=is_local(services.llm.model_name))
+    """The run's context with its profile resolved for the model it runs on."""
+    return context.resolved(local_model=is_local(services.llm.model_name))
 
 
 def build_grasp_graph(

@@ -7,7 +7,6 @@ that makes them, and kept in state as they come. TypedDicts come from typing_ext
 
 from __future__ import annotations
 
-import operator
 import re
 from collections.abc import Sequence
 from typing import Annotated, Literal, NotRequired
@@ -250,8 +249,12 @@ class GraspState(TypedDict, total=False):
     conversation_tokens: Usage
 
 
-class SubAgentInput(TypedDict):
-    """What a sub-agent is given: its (placeholder-resolved) sub-question and its dependencies."""
+class SubAgentInput(TypedDict, total=False):
+    """What a sub-agent is given: its (placeholder-resolved) sub-question and its dependencies.
+
+    `sub_agent_input` always sends all five; total=False because the state built from this type
+    is updated a few fields at a time.
+    """
 
     question: str
     corpus_id: int
@@ -260,10 +263,10 @@ class SubAgentInput(TypedDict):
     dependencies: list[Dependency]
 
 
-class SubAgentOutput(TypedDict):
-    """All that leaves a sub-agent: its answer, its token tally, and the passage ids it was read from.
+class SubAgentOutput(TypedDict, total=False):
+    """All that leaves a sub-agent: its answer, its token tally, and the passage ids it read.
 
-    The ids come only with `synthesis_passages`, and never the passages' texts.
+    The ids come only with synthesis=reader (which reads them), and never the passages' texts.
     """
 
     answers: Annotated[dict[int, str], merge_answers]
@@ -271,14 +274,12 @@ class SubAgentOutput(TypedDict):
     tokens: Annotated[TokenTally, add_tokens]
 
 
-class SubAgentState(TypedDict, total=False):
-    """A sub-agent's working state: no message history, only the compact observation log."""
+class SubAgentState(SubAgentInput, SubAgentOutput, total=False):
+    """A sub-agent's working state: its input, its output, and the round's compact working set.
 
-    question: str
-    corpus_id: int
-    index: int
-    sub_question: str
-    dependencies: list[Dependency]
+    No message history: only the observation log carries over between rounds.
+    """
+
     iteration: int
     search_statement: str
     keywords: list[str]
@@ -287,13 +288,8 @@ class SubAgentState(TypedDict, total=False):
     prior: list[PassageHit]
     selected: list[int]
     evidence: list[Evidence]
-    # each earlier round's best passage ids, oldest first (for hop_rounds=all)
-    earlier_rounds: Annotated[list[list[int]], operator.add]
     observations: Annotated[ObservationLog, merge_observations]
     visited_entities: Annotated[list[int], union_ids]
     visited_propositions: Annotated[list[int], union_ids]
     decision: Decision
     answer: str
-    answers: Annotated[dict[int, str], merge_answers]
-    hop_passages: Annotated[dict[int, list[int]], merge_hop_passages]
-    tokens: Annotated[TokenTally, add_tokens]

@@ -11,7 +11,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
-from graphs.agent.context import GraspContext
+from graphs.agent.context import GraspContext, chosen
 from graphs.agent.progress import emit
 from graphs.agent.state import (
     Evidence,
@@ -28,7 +28,6 @@ from nodes.agent.evidence import gather_evidence
 from nodes.agent.rewrite import rewrite
 from nodes.agent.search import search
 from nodes.agent.select_entities import select_entities
-from nodes.agent.synthesize import reading_order
 from nodes.llm.client import CallTag, LlmResult, MalformedOutput
 
 log = logging.getLogger(__name__)
@@ -39,29 +38,11 @@ def failed_calls(error: MalformedOutput) -> list[LlmResult]:
     return list(getattr(error, "results", []))
 
 
-def passages_to_keep(context: GraspContext) -> int:
-    """How many of a round's best passages a hop hands on (none by default)."""
-    if context.evidence != "passages":
-        return 0
-    return context.reader_passages if context.synthesis == "reader" else context.synthesis_passages
-
-
-def kept_for_synthesis(
-    context: GraspContext,
-    evidence: Sequence[Evidence],
-    earlier_rounds: Sequence[Sequence[int]] = (),
-) -> list[int]:
-    """The ids of the hop's best passages the final answer will read (none by default).
-
-    With hop_rounds=all the answering round's best come first, then each earlier round's, newest
-    first, taken in turn so that every round's best passage is among the first few.
-    """
-    count = passages_to_keep(context)
-    last = [item["id"] for item in evidence[:count]]
-    if context.hop_rounds == "last" or not earlier_rounds:
-        return last
-    rounds = [last, *reversed([list(ids) for ids in earlier_rounds])]
-    return reading_order(dict(enumerate(rounds)), count)
+def kept_for_synthesis(context: GraspContext, evidence: Sequence[Evidence]) -> list[int]:
+    """The ids of the hop's best passages the final answer will read (synthesis=reader only)."""
+    if context.synthesis != "reader" or context.evidence != "passages":
+        return []
+    return [item["id"] for item in evidence[: context.reader_passages]]
 
 
 def agent_tag(node: str, state: SubAgentState, iteration: int) -> CallTag:
@@ -202,11 +183,9 @@ class SubAgentNodes:
                 observations=observations(state),
                 evidence=state.get("evidence", []),
                 last_round=last,
-                max_chars=context.max_passage_chars,
+                max_chars=context.passage_chars(len(state.get("evidence", []))),
                 tag=agent_tag("evaluate", state, iteration),
-                style=context.evaluator,
-                echo_check=context.echo_check,
-                bounded=context.bounded_replies,
+                bounded=chosen(context.bounded_replies, "bounded_replies"),
             )
         except MalformedOutput as error:
             log.warning("sq%s: evaluation reply unusable (%s)", state["index"], error)
@@ -223,16 +202,11 @@ class SubAgentNodes:
         if reply.action == "DONE":
             update["answer"] = reply.answer
             update["answers"] = {state["index"]: reply.answer}
-            kept = kept_for_synthesis(
-                context, state.get("evidence", []), state.get("earlier_rounds", [])
-            )
+            kept = kept_for_synthesis(context, state.get("evidence", []))
             if kept:
                 update["hop_passages"] = {state["index"]: kept}
             emit("hop_done", index=state["index"], answer=reply.answer)
         else:
-            if context.hop_rounds == "all":
-                ranked = state.get("evidence", [])[: passages_to_keep(context)]
-                update["earlier_rounds"] = [[item["id"] for item in ranked]]
             update["iteration"] = iteration + 1
             update["search_statement"] = reply.search_statement.strip() or state["search_statement"]
             update["keywords"] = reply.keywords or state.get("keywords", [])

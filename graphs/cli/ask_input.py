@@ -24,9 +24,17 @@ from store.corpora import CorpusNotFound, corpus_embedder, corpus_id
 GRASP_FLAGS = ("max_iterations", "planner", "entity_selection")
 
 
+def setting_examples(context: type[Any]) -> dict[str, Any]:
+    """Each setting's example value, whose type `--set` parses to.
+
+    Its default, or for a setting whose default is unset (a profile's choice) its metadata's example.
+    """
+    return {f.name: f.metadata.get("example", f.default) for f in fields(context)}
+
+
 def set_items(items: list[str], context: type[Any]) -> dict[str, Any]:
     """`--set KEY=VALUE` items as settings of `context`, typed like their defaults."""
-    defaults = {f.name: f.default for f in fields(context)}
+    defaults = setting_examples(context)
     settings: dict[str, Any] = {}
     for item in items:
         key, sep, raw = item.partition("=")

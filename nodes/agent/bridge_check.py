@@ -6,7 +6,6 @@ chain (it ends in one hop, and that hop builds on one other) and its last hop fo
 an answer equal to an earlier hop's (and not to the last hop's) is that slip, and the last hop's
 answer stands in for it. A last hop that combines several answers ("Are #1 and #2 American?")
 is no chain end: a question that asks which of two things is meant to be answered by one of them.
-`chain_end` is that test alone: `chain_answer` gives a chain's last hop answer without a reader.
 """
 
 from __future__ import annotations
@@ -53,10 +52,6 @@ class ChainEnd:
 
     final: int
     answer: str
-
-    def why(self) -> str:
-        """One line for the run's justification (`chain_answer`)."""
-        return f"step {self.final} ends the chain of steps; its answer is given as it stands"
 
 
 def chain_end(sub_questions: Sequence[SubQuestion], answers: Mapping[int, str]) -> ChainEnd | None:

@@ -1,13 +1,8 @@
 """The planner: one LLM call turns a multi-hop question into a plan and single-hop sub-questions.
 
-Three reply formats (the run setting `plan_format`):
-- "linked": every sub-question is an object {"needs": [k, …], "question": "… #k …"}; the reply's
-  JSON schema (a grammar for llama.cpp) lets step k list only earlier steps, and plan_links
-  repairs a text that disagrees with its needs;
-- "chain": the linked reply, from a prompt that has the model trace the question's relations
-  first, one arrow per step, in its "plan" field (small models merge two relations into one step);
-- "free": sub-questions are plain strings whose #k placeholders are the only links (the
-  original format).
+Every sub-question is an object {"needs": [k, …], "question": "… #k …"}: the reply's JSON schema
+(a grammar for llama.cpp) lets step k list only earlier steps, and plan_links repairs a text that
+disagrees with its needs. (Two other reply formats were measured and removed: docs/experiments.md.)
 """
 
 from __future__ import annotations
@@ -15,27 +10,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
-from nodes.agent.plan_dag import PlanError, SubQuestion, build_dag
+from nodes.agent.plan_dag import PlanError, SubQuestion
 from nodes.agent.plan_links import DraftStep, Repair, UnwrittenNeeds, link_plan
-from nodes.agent.plan_prompts import CHAIN_SYSTEM, FREE_SYSTEM, LINKED_SYSTEM
+from nodes.agent.plan_prompts import LINKED_SYSTEM
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
 
 log = logging.getLogger(__name__)
 
-PlanFormat = Literal["linked", "chain", "free"]
 #: Longest plan the linked schema allows (MuSiQue's longest questions take four hops).
 MAX_STEPS = 5
-
-SYSTEMS: dict[PlanFormat, str] = {
-    "linked": LINKED_SYSTEM,
-    "chain": CHAIN_SYSTEM,
-    "free": FREE_SYSTEM,
-}
 
 USER = "Question: {question}"
 
@@ -61,15 +49,6 @@ def history_block(turns: Sequence[tuple[str, str]], max_chars: int) -> str:
     return HISTORY.format(turns="\n".join(lines))
 
 
-class PlanReply(BaseModel):
-    """The planner's reply in the free format."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    plan: str = Field(description="one to three sentences on how to reach the answer")
-    sub_questions: list[str] = Field(description="single-hop sub-questions, #k = answer of step k")
-
-
 class LinkedStep(BaseModel):
     """One sub-question of the linked format: the earlier steps it needs, and its text."""
 
@@ -92,7 +71,7 @@ class LinkedStep(BaseModel):
 
 
 class LinkedPlanReply(BaseModel):
-    """The planner's reply in the linked format; a bare string step is read as its #k links."""
+    """The planner's reply; a bare string step is read as its #k links."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -173,53 +152,38 @@ class Plan:
     repairs: list[Repair] = field(default_factory=list)
 
 
-def _validated(
-    question: str, reply: PlanReply | LinkedPlanReply, unwritten_needs: UnwrittenNeeds
-) -> tuple[list[SubQuestion], list[Repair]]:
-    if isinstance(reply, LinkedPlanReply):
-        return link_plan(question, reply.drafts(), unwritten_needs)
-    return build_dag(reply.sub_questions), []
-
-
 async def make_plan(
     llm: LlmClient,
     *,
     question: str,
     tag: CallTag,
-    plan_format: PlanFormat = "linked",
     attempts: int = 2,
     history: Sequence[tuple[str, str]] = (),
     history_chars: int = 400,
     unwritten_needs: UnwrittenNeeds = "append",
 ) -> Plan:
-    """Plan `question` in `plan_format`: the validated steps and every call made.
+    """Plan `question`: the validated steps and every call made.
 
     A plan that cannot be repaired (a placeholder naming a missing step, a cycle, no steps) is
     asked for again with the problem stated; after `attempts` such plans, PlanRejected says what
     is wrong. A reply that is not valid JSON is the client's to re-ask (MalformedOutput when it
     stays broken). `history`: the conversation's earlier (question, answer) turns the planner
     may use to resolve references, each cut to `history_chars`; none leaves the prompt as it was.
-    `unwritten_needs`: a linked step's listed need that its text has no place for is appended
+    `unwritten_needs`: a step's listed need that its text has no place for is appended
     as "(#k)" or dropped (see `link_plan`).
     """
-    linked = plan_format != "free"
-    system = SYSTEMS[plan_format]
     user = history_block(history, history_chars) + USER.format(question=question)
-    first = system_and_user(system, user)
+    first = system_and_user(LINKED_SYSTEM, user)
     messages: list[BaseMessage] = list(first)
     calls: list[LlmResult] = []
     problem = PlanError("no attempt was made")
     for _ in range(attempts):
-        reply: PlanReply | LinkedPlanReply
-        if linked:
-            reply, results = await llm.complete_json(
-                messages, LinkedPlanReply, tag, json_schema=linked_schema()
-            )
-        else:
-            reply, results = await llm.complete_json(messages, PlanReply, tag)
+        reply, results = await llm.complete_json(
+            messages, LinkedPlanReply, tag, json_schema=linked_schema()
+        )
         calls.extend(results)
         try:
-            steps, repairs = _validated(question, reply, unwritten_needs)
+            steps, repairs = link_plan(question, reply.drafts(), unwritten_needs)
         except PlanError as error:
             problem = error
             messages = [

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
+from nodes.prompt_blocks import known_answers
 
 SYSTEM = """\
 You prepare a search in a collection of short factual statements. You are given a question, one \
@@ -41,14 +42,6 @@ class RewriteReply(BaseModel):
         if not value.strip():
             raise ValueError("search_statement is empty")
         return value.strip()
-
-
-def known_answers(dependencies: Sequence[tuple[str, str]]) -> str:
-    """The answered sub-questions a prompt shows, one line each (empty when there are none)."""
-    if not dependencies:
-        return ""
-    lines = "".join(f"- {question} → {answer}\n" for question, answer in dependencies)
-    return f"Answers found so far:\n{lines}"
 
 
 async def rewrite(

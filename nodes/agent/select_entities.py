@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
+from nodes.prompt_blocks import notes_block
 from store.grasp_retrieval import ScoredEntity
 
 log = logging.getLogger(__name__)
@@ -36,13 +37,6 @@ class SelectionReply(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     entity_ids: list[int] = Field(default_factory=list, description="ids of chosen candidates")
-
-
-def notes_block(observations: Sequence[str]) -> str:
-    """The notes section of a prompt (empty when there are none yet)."""
-    if not observations:
-        return ""
-    return "Notes so far:\n" + "".join(f"- {note}\n" for note in observations)
 
 
 def candidates_block(candidates: Sequence[ScoredEntity]) -> str:

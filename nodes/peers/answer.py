@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from nodes.llm.client import CallTag, LlmClient, LlmResult, MalformedOutput, system_and_user
+from nodes.prompt_blocks import notes_block, passages_block
 from store.retrieval import PassageText
 
 WITH_PASSAGES = """\
@@ -84,11 +85,6 @@ class AnswerOutcome:
     error: str | None = None
 
 
-def cut(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters (0: no cut); an ellipsis marks the cut."""
-    return text if limit <= 0 or len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def passage_cut(max_chars: int, budget: int, count: int) -> int:
     """Each of `count` passages' cut: `max_chars` (0: none), lowered so that they fit in `budget`.
 
@@ -101,29 +97,13 @@ def passage_cut(max_chars: int, budget: int, count: int) -> int:
     return share if max_chars <= 0 else min(max_chars, share)
 
 
-def passages_block(passages: Sequence[PassageText], max_chars: int = 0) -> str:
-    """Numbered passages, title then text, each cut to `max_chars`."""
-    if not passages:
-        return "(no passages were found)"
-    return "\n\n".join(
-        f"[{n}] {p.title}\n{cut(p.text, max_chars)}" for n, p in enumerate(passages, start=1)
-    )
-
-
-def notes_block(notes: Sequence[str]) -> str:
-    """The notes as a bulleted section, or nothing."""
-    if not notes:
-        return ""
-    return "Notes:\n" + "\n".join(f"- {note}" for note in notes) + "\n\n"
-
-
 def answer_prompt(
     question: str, passages: Sequence[PassageText], notes: Sequence[str], max_chars: int
 ) -> str:
     """The user message of a with-passages answer call."""
+    notes_section = notes_block(notes, heading="Notes:", gap="\n")
     return (
-        f"{notes_block(notes)}Passages:\n{passages_block(passages, max_chars)}\n\n"
-        f"Question: {question}"
+        f"{notes_section}Passages:\n{passages_block(passages, max_chars)}\n\nQuestion: {question}"
     )
 
 

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
-from nodes.peers.answer import passages_block, without_aside
+from nodes.peers.answer import without_aside
+from nodes.prompt_blocks import passages_block
 from store.retrieval import PassageText
 
 SYSTEM = """\

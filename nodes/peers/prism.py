@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
-from nodes.peers.answer import cut
+from nodes.prompt_blocks import cut
 from store.retrieval import PassageText
 
 # Both agents see one prompt up to their task: the shared system text, then the question, its

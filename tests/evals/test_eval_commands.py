@@ -14,11 +14,11 @@ def test_set_pairs_are_typed_like_the_context_fields() -> None:
         "planner": "off",
     }
     # A bool is parsed, not cast: bool("false") is True.
-    assert grasp_settings(["echo_check=false", "reader_notes=off", "echo_check=yes"]) == {
-        "echo_check": True,
-        "reader_notes": False,
+    assert grasp_settings(["bridge_check=false", "bounded_replies=off", "bridge_check=yes"]) == {
+        "bridge_check": True,
+        "bounded_replies": False,
     }
-    assert grasp_settings(["reader_notes=0"]) == {"reader_notes": False}
+    assert grasp_settings(["bounded_replies=0"]) == {"bounded_replies": False}
 
 
 @pytest.mark.parametrize(
@@ -27,7 +27,7 @@ def test_set_pairs_are_typed_like_the_context_fields() -> None:
         ("nonsense=1", "--set 'nonsense=1': expected KEY=VALUE"),
         ("planner", "--set 'planner': expected KEY=VALUE"),
         ("planner=maybe", "planner must be one of on | off, not 'maybe'"),
-        ("echo_check=maybe", "--set echo_check=maybe: echo_check is true or false"),
+        ("bridge_check=maybe", "--set bridge_check=maybe: bridge_check is true or false"),
         ("k_props=many", "--set k_props=many: k_props takes a whole number"),
     ],
 )

@@ -11,7 +11,7 @@ from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
 from sqlalchemy import Engine
 
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
-from nodes.agent.evaluate import EvaluationReply, EvaluatorStyle, GuessReply, QuotedReply
+from nodes.agent.evaluate import EvaluationReply
 from nodes.llm.bounded import bounded_schema
 from nodes.llm.client import SchemaBinder
 from store.grasp_retrieval import Evidence
@@ -35,11 +35,6 @@ def test_every_string_and_list_is_bounded_and_every_field_required_in_order() ->
         },
         "required": ["observations", "action", "answer", "search_statement", "keywords"],
     }
-    assert bounded_schema(GuessReply)["properties"] == {
-        "answer": BOUNDED_STRING,
-        "stated": {"type": "boolean"},
-    }
-    assert list(bounded_schema(QuotedReply)["required"])[:2] == ["quote", "answer"]
 
 
 def test_llama_cpp_makes_the_bound_a_grammar_that_ends_every_string() -> None:
@@ -62,20 +57,10 @@ def recorder(schemas: list[Any]) -> SchemaBinder:
     return record
 
 
-REPLIES: dict[EvaluatorStyle, tuple[dict[str, Any], type[Any]]] = {
-    "free": ({"action": "DONE", "answer": "Lyon"}, EvaluationReply),
-    "guess": ({"answer": "Lyon", "stated": True}, GuessReply),
-    "quote": ({"quote": "Marie Duval was born in Lyon.", "answer": "Lyon"}, QuotedReply),
-}
-
-
-@pytest.mark.parametrize("style", ["free", "guess", "quote"])
 @pytest.mark.parametrize("bounded", [True, False])
-async def test_each_style_sends_its_bounded_schema_only_when_asked(
-    style: EvaluatorStyle, bounded: bool
-) -> None:
+async def test_the_bounded_schema_is_sent_only_when_asked(bounded: bool) -> None:
     schemas: list[Any] = []
-    reply, reply_type = REPLIES[style]
+    reply = {"action": "DONE", "answer": "Lyon"}
     model = ScriptedChatModel(
         rules=[ScriptedReply(when=["Sub-question:"], reply=json.dumps(reply))]
     )
@@ -84,12 +69,11 @@ async def test_each_style_sends_its_bounded_schema_only_when_asked(
         question="Where was Marie Duval born?",
         sub_question="Where was Marie Duval born?",
         evidence=EVIDENCE,
-        style=style,
         bounded=bounded,
         schema_binder=recorder(schemas),
     )
     assert (judged.action, judged.answer, len(results)) == ("DONE", "Lyon", 1)
-    assert schemas == ([bounded_schema(reply_type)] if bounded else [])
+    assert schemas == ([bounded_schema(EvaluationReply)] if bounded else [])
 
 
 async def test_the_run_setting_reaches_every_evaluator_call(

@@ -1,13 +1,10 @@
-"""The graph runs a repaired linked plan hop after hop, and plan_format reaches the planner."""
-
-import re
+"""The graph runs a repaired linked plan hop after hop."""
 
 import pytest
 from sqlalchemy import Engine
 
-from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
+from graphs.models.scripted_model import ScriptedChatModel
 from tests.fixtures.films import (
-    EVALUATE,
     PLAN,
     build_corpus,
     chain_rules,
@@ -94,51 +91,3 @@ async def test_an_unused_need_is_dropped_and_the_hops_run_side_by_side(
     assert trace["steps"][2] == ["sub_agent", "sub_agent"]
     assert state["answers"] == {1: "1962", 2: "1958"}
     assert state["final_answer"] == "Lena Marsh"
-
-
-async def test_the_free_format_runs_the_original_prompt(engine: Engine, database_url: str) -> None:
-    ids = build_corpus(engine)
-    svc = services(engine, database_url, chain_rules(ids))
-    state, _ = await run(svc, QUESTION, thread="free-1", plan_format="free")
-
-    assert [s["depends_on"] for s in state["sub_questions"]] == [[], [1]]
-    assert state["final_answer"] == "Lisbon"
-    model = svc.llm.model
-    assert isinstance(model, ScriptedChatModel)
-    plan_prompt = model.prompts[0]
-    assert plan_prompt.startswith(PLAN) and '"needs"' not in plan_prompt
-
-
-async def test_the_quoting_evaluator_is_a_run_setting(engine: Engine, database_url: str) -> None:
-    ids = build_corpus(engine)
-    rules = chain_rules(ids)
-    quoted = {
-        "Sub-question: Who directed Blue Harbor?": (
-            "Blue Harbor was directed by Tomas Reyd.",
-            "Tomas Reyd",
-        ),
-        "Tomas Reyd was born in Lisbon in 1950.": (
-            "Tomas Reyd was born in Lisbon in 1950.",
-            "Lisbon",
-        ),
-    }
-    for i, scripted in enumerate(rules):
-        for text, (quote, answer) in quoted.items():
-            if scripted.when[0] == re.escape(EVALUATE) and re.escape(text) in scripted.when:
-                rules[i] = rule(
-                    EVALUATE, *text_of(scripted), reply={"quote": quote, "answer": answer}
-                )
-    svc = services(engine, database_url, rules)
-    state, _ = await run(svc, QUESTION, thread="quote-1", plan_format="free", evaluator="quote")
-
-    assert state["answers"] == {1: "Tomas Reyd", 2: "Lisbon"}
-    assert state["final_answer"] == "Lisbon"
-    model = svc.llm.model
-    assert isinstance(model, ScriptedChatModel)
-    evaluations = [p for p in model.prompts if p.startswith(EVALUATE)]
-    assert len(evaluations) == 3 and all('"quote"' in p for p in evaluations)
-
-
-def text_of(scripted: ScriptedReply) -> list[str]:
-    """The literal texts a fixture rule matches after its node's prompt opening."""
-    return [re.sub(r"\\(.)", r"\1", pattern) for pattern in scripted.when[1:]]

@@ -1,12 +1,13 @@
 """`profile`: GRASP's defaults for the model it runs on (small = the offline llama.cpp model's)."""
 
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import pytest
 from sqlalchemy import Engine
 
-from graphs.agent.context import SMALL_MODEL_DEFAULTS, GraspContext
+from graphs.agent.context import MODEL_PROFILES, GraspContext, chosen, setting_groups
 from graphs.models.scripted_model import ScriptedChatModel
+from graphs.peers.context import PeerContext
 from graphs.runtime.services import Services
 from nodes.llm.client import LlmClient
 from tests.fixtures.films import (
@@ -25,11 +26,12 @@ QUESTION = "Where was the director of Blue Harbor born?"
 
 def test_auto_is_small_on_the_local_model_and_the_papers_elsewhere() -> None:
     given = GraspContext(corpus="films", k_props=20)
-    small = given.settled(local_model=True)
+    small = given.resolved(local_model=True)
+    assert small.profile == "small" and small.is_resolved
     assert (small.entity_selection, small.synthesis) == ("off", "reader")
     assert (small.bounded_replies, small.unwritten_needs) == (True, "drop")
     assert small.bridge_check
-    assert SMALL_MODEL_DEFAULTS == {
+    assert MODEL_PROFILES["small"] == {
         "entity_selection": "off",
         "synthesis": "reader",
         "bounded_replies": True,
@@ -37,28 +39,42 @@ def test_auto_is_small_on_the_local_model_and_the_papers_elsewhere() -> None:
         "bridge_check": True,
     }
     # Nothing else moves, and the given context is not changed.
-    paper = replace(
-        small,
-        entity_selection="llm",
-        synthesis="findings",
-        bounded_replies=False,
-        unwritten_needs="append",
-        bridge_check=False,
+    paper = given.resolved(local_model=False)
+    assert (paper.entity_selection, paper.synthesis) == ("llm", "findings")
+    assert (paper.bounded_replies, paper.unwritten_needs, paper.bridge_check) == (
+        False,
+        "append",
+        False,
     )
-    assert paper == given
-    assert (given.entity_selection, given.synthesis) == ("llm", "findings")
-    assert given.settled(local_model=False) == given
+    unset = {name: None for name in MODEL_PROFILES["paper"]}
+    assert replace(small, profile="auto", **unset) == given
+    assert replace(paper, profile="auto", **unset) == given
+    assert given.entity_selection is None and not given.is_resolved
+    # Resolving is done once: a resolved context resolves to itself.
+    assert small.resolved(local_model=False) == small
 
 
-def test_an_explicit_profile_wins_over_the_model() -> None:
-    assert GraspContext(profile="paper").settled(local_model=True) == GraspContext(profile="paper")
-    small = GraspContext(profile="small").settled(local_model=False)
+def test_an_explicit_profile_wins_over_the_model_and_a_set_value_over_the_profile() -> None:
+    paper = GraspContext(profile="paper").resolved(local_model=True)
+    assert (paper.profile, paper.entity_selection, paper.synthesis) == ("paper", "llm", "findings")
+    small = GraspContext(profile="small").resolved(local_model=False)
     assert (small.entity_selection, small.synthesis) == ("off", "reader")
-    # A value the user set away from the paper's stays.
-    kept = GraspContext(reader_notes=True, reader_passages=3).settled(local_model=True)
-    assert (kept.reader_notes, kept.reader_passages, kept.synthesis) == (True, 3, "reader")
+    # A value the user set stays, even when it equals the paper's (no guessing from defaults).
+    kept = GraspContext(entity_selection="llm", reader_passages=3).resolved(local_model=True)
+    assert (kept.entity_selection, kept.reader_passages, kept.synthesis) == ("llm", 3, "reader")
     with pytest.raises(ValueError, match="profile must be one of auto | paper | small"):
         GraspContext(profile="tiny")  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError, match="bridge_check was read before"):
+        chosen(GraspContext().bridge_check, "bridge_check")
+
+
+def test_the_settings_are_grouped_and_the_peers_fields_inherited() -> None:
+    groups = setting_groups()
+    assert set(groups) == {"retrieval", "agent", "model", "conversation"}
+    assert "k_props" in groups["retrieval"] and "history_turns" in groups["conversation"]
+    assert "profile" in groups["model"] and "entity_selection" in groups["agent"]
+    assert issubclass(GraspContext, PeerContext)
+    assert sum(len(names) for names in groups.values()) == len(fields(GraspContext))
 
 
 def local_named(svc: Services) -> Services:
@@ -84,7 +100,7 @@ async def test_on_the_local_model_a_run_skips_entity_selection_and_reads_the_pas
     # Entity selection off: its node passes every candidate on without asking the model.
     assert not any(SELECT in p for p in prompts)
     assert not any(SYNTHESIZE in p for p in prompts)
-    # The reader reads the hops' passages alone (reader_notes is off by default).
+    # The reader reads the hops' passages alone, without the hop answers as notes.
     read = [p for p in prompts if READER in p]
     assert len(read) == 1 and "Notes:" not in read[0] and "Passages:" in read[0]
 

@@ -60,9 +60,6 @@ def test_a_chain_end_is_its_last_hop_and_that_hops_answer_without_an_aside() -> 
     steps = [step(1), step(2, 1), step(3, 2)]
     answers = {1: "Rakoto", 2: "Lake Itasy", 3: "43.8 inches (1,110 mm)"}
     assert chain_end(steps, answers) == ChainEnd(final=3, answer="43.8 inches")
-    assert chain_end(steps, answers).why() == (  # type: ignore[union-attr]
-        "step 3 ends the chain of steps; its answer is given as it stands"
-    )
 
 
 def test_no_chain_end_where_the_plan_is_no_chain_or_its_end_found_nothing() -> None:

@@ -9,7 +9,6 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable, RunnableBinding
 from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
 
-from graphs.agent.context import GraspContext
 from graphs.models.providers import bind_grammar
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
 from nodes.agent.plan import (
@@ -19,7 +18,6 @@ from nodes.agent.plan import (
     linked_schema,
     make_plan,
 )
-from nodes.agent.plan_prompts import LINKED_SYSTEM
 from nodes.llm.client import CallTag, LlmClient
 
 QUESTION = "Where was the director of Blue Harbor born?"
@@ -76,32 +74,6 @@ async def test_a_linked_plan_is_repaired_and_constrained_by_the_linked_schema() 
     assert '"needs"' in prompts(llm)[0]
 
 
-async def test_a_chain_plan_traces_the_relations_then_runs_as_a_linked_plan() -> None:
-    schemas: list[dict[str, Any]] = []
-    llm = client(
-        reply(
-            plan="Blue Harbor -> its director -> the director's birthplace",
-            sub_questions=[
-                {"needs": [], "question": "Who directed Blue Harbor?"},
-                {"needs": [1], "question": "Where was the director born?"},
-            ],
-        ),
-        schemas=schemas,
-    )
-    plan = await make_plan(llm, question=QUESTION, tag=TAG, plan_format="chain")
-
-    # Its own prompt, the linked schema, and the linked repairs.
-    assert schemas == [linked_schema()]
-    assert "one arrow per relation" in prompts(llm)[0]
-    assert "one arrow per relation" not in LINKED_SYSTEM
-    assert plan.text == "Blue Harbor -> its director -> the director's birthplace"
-    assert plan.sub_questions == [
-        {"index": 1, "text": "Who directed Blue Harbor?", "depends_on": []},
-        {"index": 2, "text": "Where was #1 born?", "depends_on": [1]},
-    ]
-    assert len(plan.repairs) == 1
-
-
 async def test_linked_replies_from_models_without_a_grammar_are_read_leniently() -> None:
     llm = client(
         reply(
@@ -135,20 +107,6 @@ async def test_an_unrepairable_linked_plan_is_asked_again_with_the_problem() -> 
     assert len(rejected.value.results) == 2
 
 
-async def test_the_free_format_keeps_the_original_prompt_reply_and_no_schema() -> None:
-    schemas: list[dict[str, Any]] = []
-    llm = client(
-        reply(plan="p", sub_questions=["Who directed Blue Harbor?", "Where was he born?"]),
-        schemas=schemas,
-    )
-    plan = await make_plan(llm, question=QUESTION, tag=TAG, plan_format="free")
-    # The free format has no repair: the unlinked second step stays unlinked.
-    assert [s["depends_on"] for s in plan.sub_questions] == [[], []]
-    assert plan.repairs == []
-    assert schemas == []
-    assert '"needs"' not in prompts(llm)[0]
-
-
 def test_the_linked_schema_lets_each_step_need_only_earlier_steps() -> None:
     grammar = json_schema_to_gbnf(json.dumps(linked_schema()))
     LlamaGrammar.from_string(grammar, verbose=False)  # llama.cpp accepts it
@@ -173,10 +131,3 @@ def test_the_reply_model_takes_numbers_in_the_forms_models_write() -> None:
         {"sub_questions": [{"question": "q", "needs": ["#2", "3", 1, "x"]}, {"question": "r"}]}
     )
     assert [d.needs for d in parsed.drafts()] == [(2, 3, 1), ()]
-
-
-def test_plan_format_is_a_validated_setting() -> None:
-    assert GraspContext().plan_format == "linked"
-    assert GraspContext(plan_format="free").plan_format == "free"
-    with pytest.raises(ValueError, match="plan_format must be one of linked | free, not 'loose'"):
-        GraspContext(plan_format="loose")  # type: ignore[arg-type]

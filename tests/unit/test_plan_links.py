@@ -3,7 +3,8 @@
 import pytest
 
 from nodes.agent.plan_dag import PlanError
-from nodes.agent.plan_links import DraftStep, answer_phrases, link_plan, new_names
+from nodes.agent.plan_links import DraftStep, link_plan
+from nodes.agent.plan_references import answer_phrases, new_names
 
 JOURNAL = "Who was the first president of the association which published Journal of Integration?"
 DIRECTOR = "Where was the director of Blue Harbor born?"

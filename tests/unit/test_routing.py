@@ -8,8 +8,8 @@ from graphs.agent.context import GraspContext
 from graphs.agent.graph import dispatch
 from graphs.agent.state import GraspState, SubAgentState
 from graphs.agent.subagent import after_evaluate, after_rewrite
-from nodes.agent.evaluate import truncate
 from nodes.agent.plan_dag import build_dag
+from nodes.prompt_blocks import cut as truncate
 from store.scoring import adaptive_k
 
 
