@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.closed_book import ClosedBookItem, estimate_probabilities
+from evals.provenance import provenance
 from evals.qa_run import QaItem, QaRun, RunOutcome
 from evals.qa_runner import run_questions
 from evals.summary import GroupSummary, summarise, summarise_kept
@@ -48,6 +49,7 @@ async def evaluate(
         "failed": [{"id": qid, "error": error} for qid, error in outcome.failed],
         "p_samples": p_samples,
         "groups": [s.as_json() for s in summaries],
+        **provenance(),  # the command and commit docs/results.md shows beside the numbers
     }
     kept = summarise_kept(outcome.records)
     if kept is not None:

@@ -130,6 +130,7 @@ async def test_grasp_run_scores_judges_bills_and_resumes(
     ]
     summary = json.loads((tmp_path / "runs/films/grasp.summary.json").read_text())
     assert summary["groups"][0]["tokens"] == 3519
+    assert summary["command"] and "commit" in summary  # what docs/results.md shows per row
 
     # A second run skips both questions and reuses the p_i cache: no model is called again.
     seen = (len(prompts(svc.llm)), len(prompts(judge)), len(prompts(sampler)))
