@@ -18,6 +18,7 @@ from evals.qa_run import QaItem, QaRun, RunOutcome
 from evals.qa_runner import GRAPH_METHODS, METHODS
 from evals.reports import write_report
 from evals.results import RETRIEVAL_DIR, results_dir, safe_name, write_jsonl
+from evals.results_doc import print_results_doc
 from evals.retrieval_eval import (
     MODES,
     PEER_PARAMS,
@@ -77,6 +78,7 @@ def register(sub: Any) -> None:
     report.add_argument("directory", type=Path)
     report.add_argument("--p-model", help="closed-book estimates of this model (default: most)")
     report.add_argument("--no-plots", action="store_true")
+    report.add_argument("--markdown", type=Path, help="write the summaries under DIR to this page")
     report.set_defaults(handler=handle_eval_report)
 
 
@@ -294,6 +296,8 @@ def handle_eval_report(args: argparse.Namespace) -> int:
     """`grasp eval-report`: rebuild a results folder's report and print it."""
     from graphs.cli.main import console
 
+    if args.markdown is not None:  # docs/results.md from committed summaries
+        return print_results_doc(args.directory, args.markdown)
     if not args.directory.is_dir():
         raise FileNotFoundError(f"no results folder {args.directory}")
     report = write_report(args.directory, args.p_model, plots=not args.no_plots)

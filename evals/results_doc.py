@@ -155,3 +155,14 @@ def write_results_doc(sources: Sequence[Path], out: Path, root: Path | None = No
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     return used
+
+
+def print_results_doc(source: Path, out: Path) -> int:
+    """`grasp eval-report SOURCE --markdown OUT`: write the page and say what it was made from."""
+    from graphs.cli.main import console
+
+    used = write_results_doc([source], out)
+    console.print(f"{out}: made from {len(used)} summaries", markup=False)
+    for name in used:
+        console.print(f"  {name}", markup=False)
+    return 0
