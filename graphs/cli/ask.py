@@ -14,13 +14,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import shlex
 import time
 import uuid
 from typing import Any
 
-from langgraph.types import StateSnapshot
 from rich.markup import escape
 
 from graphs.agent.graph import build_grasp_graph
@@ -31,21 +28,16 @@ from graphs.cli.ask_input import (
     overrides_of,
     run_config,
 )
-from graphs.cli.ask_report import (
-    AgentTrace,
-    plan_lines,
-    short,
-    summarize,
-)
+from graphs.cli.ask_progress import LivePrinter
+from graphs.cli.ask_report import plan_lines
+from graphs.cli.ask_resume import resume_command, resume_plan
 from graphs.peers.registry import DEFAULT_METHOD, METHODS, build_method_graph, method_context
 from graphs.runtime.checkpoints import (
     last_run,
     open_checkpointer,
     read_steps,
-    sub_agent_namespace,
 )
 from graphs.runtime.run_history import (
-    METHOD_KEY,
     Refused,
     describe,
     report,
@@ -103,75 +95,6 @@ def register(sub: Any) -> None:
     show = sub.add_parser("show", help="print a run's step history from its checkpoints")
     show.add_argument("thread")
     show.set_defaults(handler=handle_show)
-
-
-def resume_plan(
-    snapshot: StateSnapshot,
-    question: str,
-    corpus: str,
-    settings: dict[str, Any],
-    method: str = DEFAULT_METHOD,
-) -> tuple[str, dict[str, Any]]:
-    """What to do on this thread: 'new', 'resume' or 'finished', and the settings to run with.
-
-    A thread is bound to its method, question and corpus; a resumed run keeps its settings.
-    """
-    if snapshot.metadata is None:  # no checkpoint yet
-        return "new", settings
-    metadata: dict[str, Any] = dict(snapshot.metadata or {})
-    stored_method = metadata.get(METHOD_KEY) or DEFAULT_METHOD
-    if stored_method != method:
-        raise Refused(
-            f"thread {snapshot.config['configurable']['thread_id']} was run by {stored_method}, "
-            f"not {method}; pass --method {stored_method} or leave out --thread"
-        )
-    stored_question = snapshot.values.get("question") or metadata.get("grasp_question", "")
-    stored_corpus = metadata.get("grasp_corpus", corpus)
-    if stored_question.strip() != question.strip():
-        raise Refused(
-            f"thread {snapshot.config['configurable']['thread_id']} belongs to another question "
-            f"({short(stored_question, 80)!r}); leave out --thread to start a new run"
-        )
-    if stored_corpus != corpus:
-        raise Refused(f"this thread ran over corpus {stored_corpus!r}, not {corpus!r}")
-    stored = json.loads(metadata.get("grasp_settings", "{}"))
-    if stored != settings:
-        say(f"note: the thread keeps its original settings {stored or '(defaults)'}")
-    return ("resume" if snapshot.next else "finished"), stored
-
-
-class LivePrinter:
-    """Prints the plan as soon as it exists and, with --stream, every node's result."""
-
-    def __init__(self, stream: bool) -> None:
-        self.stream = stream
-        self.agents: dict[str, AgentTrace] = {}  # by checkpoint namespace
-
-    def on_task(self, namespace: Any, event: Any) -> None:
-        """Handle one event of the "tasks" stream (task start, or task result)."""
-        name = event["name"]
-        if "input" in event:  # a task started
-            if not namespace and name == "sub_agent":
-                index = event["input"]["index"]
-                trace = AgentTrace(index, event["input"]["sub_question"])
-                self.agents[sub_agent_namespace(event["id"])] = trace
-            return
-        write = event.get("result")
-        if event.get("error"):
-            say(f"{name} failed: {event['error']}")
-            return
-        if not namespace:
-            if name == "plan" and isinstance(write, dict):
-                for line in plan_lines(write):
-                    say(line)
-            elif self.stream and name not in ("__start__",):
-                say(f"[{name}] {summarize(name, write)}")
-            return
-        agent = self.agents.get(namespace[0])
-        if agent is None or not self.stream:
-            return
-        agent.record(name, write)
-        say(f"  [sq{agent.index} · {name}] {summarize(name, write, agent.names)}")
 
 
 async def run_ask(args: argparse.Namespace) -> int:
@@ -280,16 +203,6 @@ def finished(values: dict[str, Any], thread: str) -> int:
     """Point to the run's page; exit code 0 when it produced an answer."""
     say(f"see the run: grasp view {thread} --open")
     return 0 if values.get("final_answer") else 1
-
-
-def resume_command(args: argparse.Namespace) -> str:
-    """The command line that continues this run."""
-    method = getattr(args, "method", DEFAULT_METHOD)
-    shown = "" if method == DEFAULT_METHOD else f" --method {method}"
-    return (
-        f"grasp ask {shlex.quote(args.question)} --corpus {shlex.quote(args.corpus)}"
-        f"{shown} --thread {args.thread}"
-    )
 
 
 def handle_ask(args: argparse.Namespace) -> int:
