@@ -3,7 +3,7 @@
 import pytest
 
 from graphs.models.faulty import InjectedProviderError, InjectedTimeout
-from nodes.llm.client import is_transient, status_of
+from nodes.llm.provider_errors import is_transient, status_of
 
 
 class StatusError(Exception):
