@@ -7,12 +7,14 @@ that makes them, and kept in state as they come. TypedDicts come from typing_ext
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from typing import Annotated, Literal, NotRequired
+from typing import Annotated, Literal
 
 from typing_extensions import TypedDict
 
+from graphs.agent.observations import Observation as Observation
+from graphs.agent.observations import ObservationLog as ObservationLog
+from graphs.agent.observations import merge_observations as merge_observations
 from nodes.agent.plan_dag import SubQuestion as SubQuestion
 from nodes.llm.client import LlmResult
 from store.grasp_retrieval import Evidence as Evidence
@@ -50,20 +52,6 @@ class TokenTally(TypedDict):
     calls: int
     by_node: dict[str, NodeUsage]
     records: list[CallUsage]
-
-
-class Observation(TypedDict):
-    """A short entity-level note a sub-agent made in one search round."""
-
-    iteration: int
-    text: str
-
-
-class ObservationLog(TypedDict):
-    """A sub-agent's observations with the cap its reducer keeps them under."""
-
-    cap: NotRequired[int]
-    items: list[Observation]
 
 
 class Dependency(TypedDict):
@@ -147,37 +135,6 @@ def merge_hop_passages(
 def union_ids(left: list[int], right: list[int]) -> list[int]:
     """Set union of visited ids, kept sorted so the value never depends on write order."""
     return sorted({*left, *right})
-
-
-def _observation_key(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().casefold()
-
-
-def merge_observations(left: ObservationLog, right: ObservationLog) -> ObservationLog:
-    """Merge observation writes, de-duplicated and capped, independently of write order.
-
-    Notes equal up to case and spacing count once (the latest round's copy wins). Items are kept
-    in (iteration, text) order and, over the cap, the oldest round's items go first. The cap is
-    the smaller of the two sides' caps (a side without one has none). Keeping the top `cap` items
-    of one total order is commutative and associative, so parallel writes may arrive in any order.
-    """
-    caps = [side["cap"] for side in (left, right) if "cap" in side]
-    best: dict[str, Observation] = {}
-    for side in (left, right):
-        for item in side.get("items", []):
-            text = item["text"].strip()
-            if not text:
-                continue
-            key = _observation_key(text)
-            candidate = Observation(iteration=item["iteration"], text=text)
-            seen = best.get(key)
-            if seen is None or (candidate["iteration"], text) > (seen["iteration"], seen["text"]):
-                best[key] = candidate
-    items = sorted(best.values(), key=lambda o: (o["iteration"], o["text"]))
-    if not caps:
-        return ObservationLog(items=items)
-    cap = max(min(caps), 0)
-    return ObservationLog(cap=cap, items=items[max(len(items) - cap, 0) :])
 
 
 class Usage(TypedDict):
