@@ -1,0 +1,110 @@
+"""Citations are picked from what was read and verified by reading it: no model, exact rules."""
+
+from nodes.citations.attribution import Claim, ReadText, answer_supported, cite_answer, support
+from nodes.citations.text import normalise, sentences, states
+
+DIRECTOR = ReadText(
+    7,
+    "Blue Harbor",
+    "films/blue_harbor.md",
+    "Blue Harbor is a 1998 drama film starring Mara Quell. Blue Harbor was directed by Tomas Reyd.",
+    hop=1,
+    round=1,
+)
+BIRTH = ReadText(
+    9,
+    "Tomas Reyd",
+    "films/reyd.md",
+    "Tomas Reyd is a film director. Tomas Reyd was born in Lisbon in 1950.",
+    hop=2,
+    round=2,
+)
+PAINTER = ReadText(11, "Ivo Strand", "", "Ivo Strand is a painter. He was born in 1962 in Oslo.")
+
+
+def test_normalised_text_folds_case_accents_punctuation_and_articles() -> None:
+    assert normalise("The Malmö  F.C.!") == "malmo fc"
+    assert sentences("Dr. Who. It is 3.5 m tall. 1950 was a year.") == [
+        "Dr.",
+        "Who.",
+        "It is 3.5 m tall.",
+        "1950 was a year.",
+    ]
+    assert sentences("no end here") == ["no end here"]
+
+
+def test_an_answer_is_stated_in_a_row_or_word_by_word_never_yes_or_no() -> None:
+    assert states("He was born in Lisbon in 1950.", "lisbon")
+    assert states("born in Leyton, in East London", "Leyton, East London")
+    assert not states("born in East Ham", "Leyton, East London")
+    assert not states("Lisbonese cooking", "Lisbon")  # whole words only
+    assert not states("yes, no, yes", "Yes")
+    assert not states("anything", "")
+
+
+def test_a_claim_is_cited_by_the_sentence_that_states_it() -> None:
+    claim = Claim("Who directed Blue Harbor?", "Tomas Reyd", (BIRTH, DIRECTOR), hop=1)
+    citation = support(claim)
+    # BIRTH comes first and names Tomas Reyd too, but DIRECTOR's sentence shares the question's
+    # words ("directed", "Blue Harbor").
+    assert citation == {
+        "passage_id": 7,
+        "title": "Blue Harbor",
+        "source": "films/blue_harbor.md",
+        "text": "Blue Harbor was directed by Tomas Reyd.",
+        "hop": 1,
+        "round": 1,
+        "verified": True,
+    }
+
+
+def test_an_unstated_answer_gets_the_closest_sentence_unverified_or_none() -> None:
+    paraphrase = Claim("Where was Tomas Reyd born?", "Portugal", (PAINTER, BIRTH))
+    citation = support(paraphrase)
+    assert citation is not None
+    assert citation["text"] == "Tomas Reyd was born in Lisbon in 1950."
+    assert citation["verified"] is False
+    assert support(Claim("What is a quark?", "a particle", (PAINTER,))) is None
+    assert support(Claim("Where was Tomas Reyd born?", "unknown", (BIRTH,))) is None
+    assert support(Claim("Where was Tomas Reyd born?", "Lisbon", ())) is None
+
+
+def test_an_answer_cites_each_hop_then_its_own_text_only_when_no_hop_states_it() -> None:
+    hops = [
+        Claim("Who directed Blue Harbor?", "Tomas Reyd", (DIRECTOR,), hop=1),
+        Claim("Where was Tomas Reyd born?", "Lisbon", (BIRTH,), hop=2),
+    ]
+    final = Claim("Where was the director of Blue Harbor born?", "Lisbon", (DIRECTOR, BIRTH))
+    cited = cite_answer(final, hops)
+    assert [(c["passage_id"], c["hop"], c["verified"]) for c in cited] == [
+        (7, 1, True),
+        (9, 2, True),
+    ]
+    assert answer_supported("Lisbon", cited)
+    # A final answer no hop gave, but a text read states: cited from there, with its hop.
+    born = Claim("When was the director of Blue Harbor born?", "1950", (DIRECTOR, BIRTH))
+    with_year = cite_answer(born, hops[:1])
+    assert [(c["passage_id"], c["hop"], c["round"]) for c in with_year] == [(7, 1, 1), (9, 2, 2)]
+    assert with_year[1]["text"] == "Tomas Reyd was born in Lisbon in 1950."
+    # A final answer nothing states adds nothing to the hops' citations, and is unsupported.
+    guessed = Claim("Where was the director of Blue Harbor born?", "Porto", (DIRECTOR, BIRTH))
+    assert cite_answer(guessed, hops) == cited
+    assert not answer_supported("Porto", cited)
+
+
+def test_a_reader_without_hops_cites_its_best_text_even_unverified() -> None:
+    only = cite_answer(Claim("Where was Tomas Reyd born?", "Portugal", (PAINTER, BIRTH)))
+    assert [(c["passage_id"], c["verified"]) for c in only] == [(9, False)]
+    assert cite_answer(Claim("Where was Tomas Reyd born?", "Lisbon", ())) == []
+
+
+def test_a_yes_no_answer_is_supported_only_by_verified_hops() -> None:
+    hops = [
+        Claim("Who directed Blue Harbor?", "Tomas Reyd", (DIRECTOR,), hop=1),
+        Claim("Where was Tomas Reyd born?", "Lisbon", (BIRTH,), hop=2),
+    ]
+    final = Claim("Was the director of Blue Harbor born in Lisbon?", "yes", (DIRECTOR, BIRTH))
+    cited = cite_answer(final, hops)
+    assert len(cited) == 2 and answer_supported("yes", cited)
+    assert not answer_supported("no", [])
+    assert not answer_supported("yes", [{**cited[0], "verified": False}])
