@@ -1,4 +1,4 @@
-"""The `grasp` command line: one module per command group, benchmarks beside them."""
+"""The `grasp` command line: one module per command group (`grasp bench …` lives in evals/bench)."""
 
 from graphs.cli.main import main
 

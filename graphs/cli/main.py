@@ -14,13 +14,14 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-#: Modules that add sub-commands. `evals.commands` is loaded by name, not imported statically,
-#: because imports point one way (evals → graphs) and the CLI must not depend on the evals package.
+#: Modules that add sub-commands. `evals.commands` (`grasp eval*`) and `evals.bench.retrieve`
+#: (`grasp bench …`) are loaded by name, not imported statically, because imports point one way
+#: (evals → graphs) and the CLI must not depend on the evals package.
 COMMAND_MODULES = (
     "graphs.cli.index",
     "graphs.cli.ask",
     "graphs.cli.chat",
-    "graphs.cli.bench",
+    "evals.bench.retrieve",
     "graphs.cli.db",
     "graphs.cli.corpus",
     "graphs.cli.view",

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine
 
-from graphs.cli.bench_index import synthetic_passages
+from evals.bench.index import synthetic_passages
 from graphs.indexing.context import IndexContext
 from graphs.indexing.graph import build_index_graph
 from graphs.models.scripted_model import ScriptedChatModel

@@ -2,7 +2,7 @@
 
 from sqlalchemy import Engine
 
-from graphs.cli.bench_methods import link_graph_layer
+from evals.bench.methods import link_graph_layer
 from nodes.retrieval.corpus_graph import clear_graph_cache, corpus_graph
 from nodes.retrieval.methods import PprParams, ppr_passages, proprag_passages, sa_rag_passages
 from nodes.retrieval.spreading_activation import SpreadingParams

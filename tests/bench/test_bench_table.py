@@ -1,7 +1,7 @@
 """The faults table: one row per case, the verdict, and the most common thing users saw."""
 
-from graphs.cli.bench_faults import all_well, table, trials
-from graphs.faults.harness import CaseResult, Finished, verdict
+from evals.bench.faults import all_well, table, trials
+from evals.faults.harness import CaseResult, Finished, verdict
 
 
 def test_rows_notes_and_the_common_last_line() -> None:

@@ -1,8 +1,8 @@
 """`grasp bench plans`: run only the planner on real questions and count how its plans are linked.
 
-Per plan format: plans parsed, sub-questions against the gold decomposition's length, and broken
-links (a gold hop that uses #k whose counterpart, the predicted step at the same position, has no
-dependency). Cheap enough for a CPU: one planner call per question and format.
+Per unwritten-needs rule: plans parsed, sub-questions against the gold decomposition's length, and
+broken links (a gold hop that uses #k whose counterpart, the predicted step at the same position,
+has no dependency). Cheap enough for a CPU: one planner call per question and rule.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, get_args
 
-from nodes.agent.plan import PlanFormat, PlanRejected, make_plan
+from nodes.agent.plan import PlanRejected, make_plan
 from nodes.agent.plan_dag import SubQuestion, placeholders
 from nodes.agent.plan_links import UnwrittenNeeds
 from nodes.llm.client import CallTag, LlmClient, MalformedOutput
@@ -29,21 +29,13 @@ def register_bench(sub: Any) -> None:
     parser.add_argument("--questions", required=True, type=Path, help="MuSiQue-style JSON")
     parser.add_argument("--limit", type=int, default=20, help="the first N questions (default 20)")
     parser.add_argument(
-        "--format",
-        dest="formats",
-        nargs="+",
-        choices=get_args(PlanFormat),
-        default=list(get_args(PlanFormat)),
-        help="plan formats to compare (default: all)",
-    )
-    parser.add_argument(
         "--unwritten-needs",
         dest="needs_modes",
         nargs="+",
         choices=get_args(UnwrittenNeeds),
         default=["append"],
-        help="linked format: what becomes of a listed need the text has no place for; several "
-        "give a column each (default: append)",
+        help="what becomes of a listed need the text has no place for; several give a column "
+        "each (default: append)",
     )
     parser.add_argument("--quiet", action="store_true", help="print only the summary table")
     parser.set_defaults(handler=handle)
@@ -83,7 +75,7 @@ def _json_lines(text: str) -> list[Any]:
 
 @dataclass
 class Tally:
-    """One format's counts over the questions."""
+    """One column's counts over the questions."""
 
     plans: int = 0
     parsed: int = 0
@@ -136,39 +128,16 @@ def compare(gold: GoldQuestion, steps: list[SubQuestion], tally: Tally) -> str:
     return f"gold {len(gold.hops)} / planned {len(steps)}, links {links}: broken {broken}, missing {missing}"
 
 
-@dataclass(frozen=True)
-class Column:
-    """One column of the table: a plan format and, for the linked one, its unwritten-needs rule."""
-
-    plan_format: PlanFormat
-    unwritten_needs: UnwrittenNeeds = "append"
-
-    def name(self, modes: int) -> str:
-        """The column's heading; the rule is named only when several are compared."""
-        return f"{self.plan_format}/{self.unwritten_needs}" if modes > 1 else self.plan_format
-
-
-def columns(formats: list[PlanFormat], modes: list[UnwrittenNeeds]) -> list[Column]:
-    """A column per format, the linked one once per rule (the free format has no needs)."""
-    return [
-        Column(plan_format, mode)
-        for plan_format in formats
-        for mode in (modes if plan_format != "free" else modes[:1])
-    ]
-
-
-async def plan_one(llm: LlmClient, gold: GoldQuestion, column: Column, tally: Tally) -> list[str]:
+async def plan_one(
+    llm: LlmClient, gold: GoldQuestion, unwritten_needs: UnwrittenNeeds, tally: Tally
+) -> list[str]:
     """Plan one question, add it to `tally`, and return the lines that show the plan."""
     tally.plans += 1
     tag = CallTag(node="plan")
     started = time.perf_counter()
     try:
         made = await make_plan(
-            llm,
-            question=gold.question,
-            tag=tag,
-            plan_format=column.plan_format,
-            unwritten_needs=column.unwritten_needs,
+            llm, question=gold.question, tag=tag, unwritten_needs=unwritten_needs
         )
     except PlanRejected as exc:
         tally.rejected += 1
@@ -194,7 +163,7 @@ async def plan_one(llm: LlmClient, gold: GoldQuestion, column: Column, tally: Ta
 
 
 def summary(tallies: dict[str, Tally]) -> list[str]:
-    """The per-format table."""
+    """The table: a column per unwritten-needs rule."""
     rows: list[tuple[str, Callable[[Tally], str]]] = [
         ("plans parsed", lambda t: f"{t.parsed}/{t.plans}"),
         ("re-asked (then parsed)", lambda t: str(t.reasked)),
@@ -249,21 +218,19 @@ async def handle(args: argparse.Namespace) -> int:
         f"{llm.model_name}, cache {'on' if settings.llm_cache else 'off'}, "
         f"{os.cpu_count()} CPUs, load average {load}"
     )
-    modes = list(dict.fromkeys(args.needs_modes))
-    tallies = {
-        column.name(len(modes)): (column, Tally()) for column in columns(args.formats, modes)
-    }
-    # Question by question, so an interrupted run still compares the formats on the same ones.
+    modes: list[UnwrittenNeeds] = list(dict.fromkeys(args.needs_modes))
+    tallies: dict[str, Tally] = {mode: Tally() for mode in modes}
+    # Question by question, so an interrupted run still compares the rules on the same ones.
     # With the LLM cache on, a second rule re-reads the first one's reply: only the repair differs.
     for number, gold in enumerate(questions, start=1):
-        for name, (column, tally) in tallies.items():
-            lines = await plan_one(llm, gold, column, tally)
+        for mode in modes:
+            lines = await plan_one(llm, gold, mode, tallies[mode])
             if not args.quiet:
-                say(f"[{name}] q{number}: {gold.question}")
+                say(f"[{mode}] q{number}: {gold.question}")
                 for line in lines:
                     say(line)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     say(f"load average at the end: {load}")
-    for line in summary({name: tally for name, (_, tally) in tallies.items()}):
+    for line in summary(tallies):
         say(line)
     return 0

@@ -13,7 +13,7 @@ import time
 from dataclasses import asdict
 from functools import partial
 
-from graphs.faults.harness import CaseResult, Scratch, verdict, wait_until
+from evals.faults.harness import CaseResult, Scratch, verdict, wait_until
 from store.corpora import CorpusNotFound, corpus_id, corpus_stats
 from store.integrity import integrity_problems
 

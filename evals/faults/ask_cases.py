@@ -10,8 +10,8 @@ import time
 from collections import Counter
 from functools import partial
 
-from graphs.faults import scenario
-from graphs.faults.harness import CaseResult, Finished, Scratch, verdict, wait_until
+from evals.faults import scenario
+from evals.faults.harness import CaseResult, Finished, Scratch, verdict, wait_until
 from store.ledger import run_call_keys, run_failed_calls
 
 CallKey = tuple[str, str | None, int | None]

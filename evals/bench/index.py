@@ -12,7 +12,7 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from graphs.cli.bench_names import bench_corpus
+from evals.bench.names import bench_corpus
 from graphs.cli.index import CPU_BATCH_CONCURRENCY
 from graphs.indexing.context import IndexContext
 from graphs.indexing.graph import PASSAGE_EMBEDDING_CHUNK, build_index_graph

@@ -5,11 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from graphs.cli.bench_plans import (
-    Column,
+from evals.bench.plans import (
     GoldQuestion,
     Tally,
-    columns,
     compare,
     plan_one,
     read_questions,
@@ -51,12 +49,6 @@ def test_a_question_without_gold_is_planned_but_not_compared() -> None:
     assert "plans with every link   0/0" in table
 
 
-def test_the_linked_format_gets_a_column_per_unwritten_needs_rule() -> None:
-    both = columns(["linked", "free"], ["append", "drop"])
-    assert [c.name(2) for c in both] == ["linked/append", "linked/drop", "free/append"]
-    assert [c.name(1) for c in columns(["linked"], ["drop"])] == ["linked"]
-
-
 async def test_each_rule_repairs_the_same_reply_its_own_way() -> None:
     gold = GoldQuestion(
         "Are the Alder Bridge and the Birch Bridge in one county?",
@@ -75,9 +67,9 @@ async def test_each_rule_repairs_the_same_reply_its_own_way() -> None:
         use_cache=False,
     )
     appended, dropped = Tally(), Tally()
-    lines = await plan_one(llm, gold, Column("linked", "append"), appended)
+    lines = await plan_one(llm, gold, "append", appended)
     assert "  2. In which county is the Birch Bridge (#1)?  needs [1]" in lines
-    lines = await plan_one(llm, gold, Column("linked", "drop"), dropped)
+    lines = await plan_one(llm, gold, "drop", dropped)
     assert "  2. In which county is the Birch Bridge?  needs []" in lines
     assert "  repaired sub-question 2: dropped_need (#1 listed, unused by the text)" in lines
     assert (appended.repairs, dropped.repairs) == ({"appended": 1}, {"dropped_need": 1})

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from graphs.faults.harness import CaseResult, Scratch
+from evals.faults.harness import CaseResult, Scratch
 
 #: Case names for --case, in the order they run.
 CASES = ("index-kill", "ask-kill", "provider-faults", "db-restart")
@@ -50,8 +50,8 @@ def trials(small: bool) -> dict[str, int]:
 
 def run_cases(scratch: Scratch, cases: list[str], small: bool, seed: int) -> list[CaseResult]:
     """Run the chosen cases in order; the uninterrupted runs are made once and shared."""
-    from graphs.faults import index_cases, scenario
-    from graphs.faults.ask_cases import AskCases
+    from evals.faults import index_cases, scenario
+    from evals.faults.ask_cases import AskCases
 
     counts = trials(small)
     rows: list[CaseResult] = []
@@ -116,7 +116,7 @@ def all_well(rows: list[CaseResult]) -> bool:
 
 def handle_faults(args: argparse.Namespace) -> int:
     """Run `grasp bench faults`: the chosen cases in a scratch install, then the table."""
-    from graphs.cli.bench_index import cpu_model
+    from evals.bench.index import cpu_model
     from graphs.cli.main import console
     from store.engine import server_version
 

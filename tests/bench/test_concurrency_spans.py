@@ -2,7 +2,7 @@
 
 import pytest
 
-from graphs.cli.concurrency_spans import (
+from evals.bench.concurrency_spans import (
     HopSpans,
     difference,
     intersection,

@@ -7,7 +7,7 @@ import pytest
 from langchain_core.runnables import RunnableConfig
 from sqlalchemy import Engine
 
-from graphs.cli.concurrency_spans import SpanRecorder
+from evals.bench.concurrency_spans import SpanRecorder
 from graphs.cli.main import main
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
 

@@ -20,11 +20,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from sqlalchemy import Engine
 
-from graphs.agent.context import GraspContext
-from graphs.agent.graph import build_grasp_graph
-from graphs.cli.bench_methods import link_graph_layer
-from graphs.cli.bench_names import bench_corpus
-from graphs.cli.concurrency_script import (
+from evals.bench.concurrency_script import (
     Comparison,
     build_corpus,
     comparisons,
@@ -32,7 +28,11 @@ from graphs.cli.concurrency_script import (
     firms,
     question_rules,
 )
-from graphs.cli.concurrency_spans import Overlap, SpanRecorder, overlap
+from evals.bench.concurrency_spans import Overlap, SpanRecorder, overlap
+from evals.bench.methods import link_graph_layer
+from evals.bench.names import bench_corpus
+from graphs.agent.context import GraspContext
+from graphs.agent.graph import build_grasp_graph
 from graphs.models.roles import AGENT_MAX_TOKENS, GENERATOR_TEMPERATURE
 from graphs.models.scripted_model import ScriptedChatModel
 from graphs.runtime.services import Services
@@ -211,7 +211,7 @@ def mode_line(mode: str, result: ModeResult, scripted: bool, questions: int) -> 
 
 def report(bench: Bench, note: str, results: dict[str, ModeResult], questions: int) -> list[str]:
     """The lines `grasp bench concurrency` prints."""
-    from graphs.cli.bench_index import cpu_model
+    from evals.bench.index import cpu_model
 
     scripted = bench.model == SCRIPTED
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())

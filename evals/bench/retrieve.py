@@ -12,17 +12,12 @@ import numpy as np
 import numpy.typing as npt
 from sqlalchemy import Engine
 
-from graphs.cli import bench_concurrency, bench_faults, bench_index, bench_plans
-from graphs.cli.bench_corpus import (
-    PER_PASSAGE,
-    RANDOM_EMBEDDER,
-    build,
-    embed_passages,
-    generate,
-    queries_near_propositions,
-)
-from graphs.cli.bench_index import cpu_model
-from graphs.cli.bench_methods import (
+from evals.bench import concurrency as bench_concurrency
+from evals.bench import faults as bench_faults
+from evals.bench import index as bench_index
+from evals.bench import plans as bench_plans
+from evals.bench.index import cpu_model
+from evals.bench.methods import (
     BENCH_METHODS,
     COLD_QUERIES,
     TARGET_COLD_P50_MS,
@@ -34,7 +29,15 @@ from graphs.cli.bench_methods import (
     method_step,
     time_methods,
 )
-from graphs.cli.bench_names import bench_corpus
+from evals.bench.names import bench_corpus
+from evals.bench.synthetic_corpus import (
+    PER_PASSAGE,
+    RANDOM_EMBEDDER,
+    build,
+    embed_passages,
+    generate,
+    queries_near_propositions,
+)
 from graphs.indexing.context import BULK_LOAD_MIN_PASSAGES
 from graphs.models.embedders import make_embedder
 from graphs.runtime.settings import Settings
