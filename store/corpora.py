@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Engine, Select, delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 
+from store.corpus_lock import lock_corpus
 from store.derived_edges import remove_corpus_edges
 from store.engine import StoreError, transaction
 from store.models import (
@@ -48,9 +50,41 @@ class CorpusStats:
     containment_rows: int
 
 
+#: The longest corpus name a new corpus may have.
+MAX_CORPUS_NAME_CHARS = 200
+
+
+class InvalidCorpusName(ValueError):
+    """A name no new corpus may have (bad input: the server passes the message on)."""
+
+
+def check_corpus_name(name: str) -> None:
+    """Refuse an empty name, an over-long one, and one holding control or format characters.
+
+    Names are shown literally (never as markup), but a newline, an ANSI escape or a bidi
+    override would still change what a terminal shows, so such names are refused at creation.
+    """
+    if not name.strip():
+        raise InvalidCorpusName("a corpus needs a name, got an empty one")
+    if len(name) > MAX_CORPUS_NAME_CHARS:
+        raise InvalidCorpusName(f"a corpus name has at most {MAX_CORPUS_NAME_CHARS} characters")
+    for offset, char in enumerate(name):
+        if unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"}:
+            raise InvalidCorpusName(
+                f"a corpus name cannot hold control characters; {name!r} has "
+                f"U+{ord(char):04X} at offset {offset}"
+            )
+
+
 def ensure_corpus(engine: Engine, name: str, embedder: str) -> int:
-    """Return the id of corpus `name`, creating it; refuse to mix embedders in one corpus."""
+    """Return the id of corpus `name`, creating it; refuse to mix embedders in one corpus.
+
+    A new corpus's name must pass `check_corpus_name`; existing corpora are found by any name.
+    """
     with transaction(engine) as session:
+        existing = session.execute(select(Corpus.id).where(Corpus.name == name)).first()
+        if existing is None:
+            check_corpus_name(name)
         session.execute(
             insert(Corpus)
             .values(name=name, embedder=embedder)
@@ -206,8 +240,14 @@ def corpus_sources(engine: Engine, corpus: int) -> list[str]:
 def delete_corpus(engine: Engine, name: str) -> bool:
     """Remove a corpus and everything in it; return whether it existed."""
     with transaction(engine) as session:
+        found = session.execute(select(Corpus.id).where(Corpus.name == name)).scalar()
+        if found is None:
+            return False
+        # The corpus's write lock first, as every writer takes it: a running index or deletion
+        # finishes its transaction before the corpus goes (store/corpus_lock.py).
+        lock_corpus(session, found)
         found = session.execute(
-            select(Corpus.id).where(Corpus.name == name).with_for_update()
+            select(Corpus.id).where(Corpus.id == found).with_for_update()
         ).scalar()
         if found is None:
             return False

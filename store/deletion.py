@@ -1,7 +1,7 @@
 """Delete passages, and everything derived from them, leaving no orphan behind.
 
-A deletion runs in one transaction under the corpus's entity lock (the one batch writes and the
-synonym linker hold), so it never interleaves with an indexer writing the same corpus. The derived
+A deletion runs in one transaction under the corpus's write lock (store/corpus_lock.py, the one
+every writer of the corpus takes first), so it never interleaves with an indexer writing it. The derived
 edges of the passages' units (entity–unit, co-occurrence, containment; no foreign key reaches
 them) are removed first (store/derived_edges.py); removing a passage row then cascades, through
 the schema's foreign keys, to its units, failures, source links and vector; what the cascade
@@ -23,9 +23,10 @@ from typing import Any
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
+from store.corpus_lock import lock_corpus
 from store.derived_edges import remove_passage_edges
 from store.engine import transaction
-from store.graph_writes import ENTITY_LOCK, ENTITY_LOCK_KEY, change_degrees
+from store.graph_writes import change_degrees
 from store.postings import remove_postings
 
 PASSAGES_TITLED = text("SELECT id FROM passages WHERE corpus_id = :corpus AND title = :title")
@@ -139,21 +140,17 @@ def _delete_passages(session: Session, corpus: int, ids: Sequence[int]) -> Delet
     )
 
 
-def _locked(session: Session, corpus: int) -> None:
-    session.execute(ENTITY_LOCK, {"key": ENTITY_LOCK_KEY, "corpus": corpus})
-
-
 def delete_passages(engine: Engine, corpus: int, ids: Sequence[int]) -> DeletionReport:
     """Delete the given passages of the corpus (ids of other corpora are ignored)."""
     with transaction(engine) as session:
-        _locked(session, corpus)
+        lock_corpus(session, corpus)
         return _delete_passages(session, corpus, _ids(ids))
 
 
 def delete_titled(engine: Engine, corpus: int, title: str) -> DeletionReport:
     """Delete every passage of the corpus with exactly this title."""
     with transaction(engine) as session:
-        _locked(session, corpus)
+        lock_corpus(session, corpus)
         found = session.execute(PASSAGES_TITLED, {"corpus": corpus, "title": title}).scalars()
         return _delete_passages(session, corpus, _ids(found))
 
@@ -161,7 +158,7 @@ def delete_titled(engine: Engine, corpus: int, title: str) -> DeletionReport:
 def delete_passage_id(engine: Engine, corpus: int, passage_id: int) -> DeletionReport:
     """Delete the passage with this id if it belongs to the corpus."""
     with transaction(engine) as session:
-        _locked(session, corpus)
+        lock_corpus(session, corpus)
         found = session.execute(PASSAGE_WITH_ID, {"corpus": corpus, "id": passage_id}).scalars()
         return _delete_passages(session, corpus, _ids(found))
 
@@ -176,13 +173,18 @@ def prune_source(
     Passages of other sources, or of none, are never touched.
     """
     with transaction(engine) as session:
-        _locked(session, corpus)
-        params = {"corpus": corpus, "source": source, "keep": _ids(keep)}
-        released = _ids(session.execute(UNLINK_SOURCE, params).scalars())
-        if not released:
-            return DeletionReport()
-        orphaned = _ids(
-            session.execute(WITHOUT_SOURCE, {"corpus": corpus, "ids": released}).scalars()
-        )
-        report = _delete_passages(session, corpus, orphaned)
+        lock_corpus(session, corpus)
+        return prune_source_in(session, corpus, source, keep)
+
+
+def prune_source_in(
+    session: Session, corpus: int, source: str, keep: Sequence[int] = ()
+) -> DeletionReport:
+    """`prune_source` in the caller's transaction, which holds the corpus's lock."""
+    params = {"corpus": corpus, "source": source, "keep": _ids(keep)}
+    released = _ids(session.execute(UNLINK_SOURCE, params).scalars())
+    if not released:
+        return DeletionReport()
+    orphaned = _ids(session.execute(WITHOUT_SOURCE, {"corpus": corpus, "ids": released}).scalars())
+    report = _delete_passages(session, corpus, orphaned)
     return replace(report, released=len(released) - len(orphaned))

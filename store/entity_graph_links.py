@@ -15,8 +15,9 @@ from pgvector import Vector
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session
 
+from store.corpus_lock import lock_corpus
 from store.engine import transaction
-from store.graph_writes import ENTITY_LOCK, ENTITY_LOCK_KEY, FloatVector
+from store.graph_writes import FloatVector
 
 #: Name-embedding cosine from which two entities are synonyms (HippoRAG 2's synonymy edges).
 SYNONYM_THRESHOLD = 0.80
@@ -148,7 +149,7 @@ def link_synonym_chunk(
         "vectors": [_vector_text(vectors.get(e.id)) for e in chunk],
     }
     with transaction(engine) as session:
-        session.execute(ENTITY_LOCK, {"key": ENTITY_LOCK_KEY, "corpus": corpus})
+        lock_corpus(session, corpus)
         ids = sorted(int(i) for i in session.execute(MARK_LINKED, given).scalars())
         if not ids:
             return SynonymChunk(0, 0)

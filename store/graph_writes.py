@@ -13,27 +13,14 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from store.bulk_copy import copy_rows, next_ids
+from store.corpus_lock import lock_corpus
 from store.engine import transaction
-from store.entities import (
-    DEFAULT_TYPE_THRESHOLD,
-    EntityCandidate,
-    canonical_name,
-    choose_match,
-)
-from store.models import (
-    Corpus,
-    Entity,
-    Passage,
-)
+from store.entities import DEFAULT_TYPE_THRESHOLD, EntityCandidate, canonical_name, choose_match
+from store.models import Corpus, Entity, Passage
 from store.postings import add_unit_postings
 from store.vector_bytes import vector_bytes, vector_from_bytes
 
 FloatVector = npt.NDArray[np.float32]
-
-#: First key of the advisory lock that serialises entity resolution per corpus.
-ENTITY_LOCK_KEY = 7_140_512
-#: Held to the end of the transaction; the second key is the corpus.
-ENTITY_LOCK = text("SELECT pg_advisory_xact_lock(:key, :corpus)")
 
 # The entity graph layer of a batch's passages, derived from the entity–unit edges just written:
 # every pair of entities sharing a unit (the unit is the relation's text) and, per entity and
@@ -113,14 +100,14 @@ def write_extracted(
     """Store a batch in one transaction; passages done or deleted meanwhile are skipped.
 
     Passages another run finished, or that were deleted while this batch extracted them, are left
-    alone. Entity resolution holds a per-corpus advisory lock so concurrent batches never create the same
-    entity twice; extraction itself (the slow part) runs outside it. The batch's co-occurrence and
+    alone. The write holds the corpus's lock (store/corpus_lock.py), so concurrent batches never
+    create the same entity twice; extraction itself (the slow part) runs outside it. The batch's co-occurrence and
     containment rows, its entities' degrees and the units' BM25 postings are written in the same
     transaction, which bumps the corpus's graph_version.
     """
     counts = WriteCounts()
     with transaction(engine) as session:
-        session.execute(ENTITY_LOCK, {"key": ENTITY_LOCK_KEY, "corpus": corpus})
+        lock_corpus(session, corpus)
         wanted = [item.passage_id for item in items]
         open_ids = set(
             session.execute(

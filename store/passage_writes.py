@@ -23,6 +23,8 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from store.bulk_copy import copy_rows
+from store.corpora import CorpusNotFound
+from store.corpus_lock import lock_corpus
 from store.engine import transaction
 from store.models import Corpus, Passage
 from store.postings import add_passage_postings
@@ -109,51 +111,59 @@ def add_passages(
     A passage PostgreSQL cannot hold as given (see `unstorable_reason`) is stored with the
     offending characters replaced, under the hash of what was given.
     """
-    hashes = [content_hash(title, text) for title, text in passages]
     with transaction(engine) as session:
-        existing = set(
-            session.execute(
-                select(Passage.content_hash).where(_hash_filter(corpus, hashes))
-            ).scalars()
-        )
-        base = session.execute(
-            select(func.coalesce(func.max(Passage.position), -1)).where(Passage.corpus_id == corpus)
-        ).scalar_one()
-        fresh: dict[str, tuple[str, str, str, int]] = {}
-        for (title, text), digest in zip(passages, hashes, strict=True):
-            if digest not in existing and digest not in fresh:
-                # The key is the given text; the stored copy is one PostgreSQL can hold.
-                position = base + 1 + len(fresh)
-                fresh[digest] = (storable(title), storable(text), digest, position)
-        lexemes: list[int] = []
-        inserted: set[str] = set()
-        inserted_ids: list[int] = []
-        if fresh:
-            session.execute(STAGE_PASSAGES)
-            copy_rows(session, "passage_intake", INTAKE_COLUMNS, INTAKE_TYPES, fresh.values())
-            for digest, passage, n_lexemes in session.execute(
-                INSERT_STAGED_PASSAGES, {"corpus": corpus}
-            ):
-                inserted.add(digest)
-                inserted_ids.append(passage)
-                lexemes.append(n_lexemes)
-        add_passage_postings(session, corpus, inserted_ids)
-        if lexemes:
-            session.execute(
-                update(Corpus)
-                .where(Corpus.id == corpus)
-                .values(
-                    n_passages=Corpus.n_passages + len(lexemes),
-                    n_passage_lexemes=Corpus.n_passage_lexemes + sum(lexemes),
-                )
+        lock_corpus(session, corpus)
+        return insert_passages(session, corpus, passages, source)
+
+
+def insert_passages(
+    session: Session, corpus: int, passages: Sequence[tuple[str, str]], source: str | None
+) -> list[PassageRow]:
+    """`add_passages` in the caller's transaction, which holds the corpus's lock."""
+    if session.execute(select(Corpus.id).where(Corpus.id == corpus)).first() is None:
+        raise CorpusNotFound("the corpus was dropped while passages were being added to it")
+    hashes = [content_hash(title, body) for title, body in passages]
+    existing = set(
+        session.execute(select(Passage.content_hash).where(_hash_filter(corpus, hashes))).scalars()
+    )
+    base = session.execute(
+        select(func.coalesce(func.max(Passage.position), -1)).where(Passage.corpus_id == corpus)
+    ).scalar_one()
+    fresh: dict[str, tuple[str, str, str, int]] = {}
+    for (title, body), digest in zip(passages, hashes, strict=True):
+        if digest not in existing and digest not in fresh:
+            # The key is the given text; the stored copy is one PostgreSQL can hold.
+            position = base + 1 + len(fresh)
+            fresh[digest] = (storable(title), storable(body), digest, position)
+    lexemes: list[int] = []
+    inserted: set[str] = set()
+    inserted_ids: list[int] = []
+    if fresh:
+        session.execute(STAGE_PASSAGES)
+        copy_rows(session, "passage_intake", INTAKE_COLUMNS, INTAKE_TYPES, fresh.values())
+        for digest, passage, n_lexemes in session.execute(
+            INSERT_STAGED_PASSAGES, {"corpus": corpus}
+        ):
+            inserted.add(digest)
+            inserted_ids.append(passage)
+            lexemes.append(n_lexemes)
+    add_passage_postings(session, corpus, inserted_ids)
+    if lexemes:
+        session.execute(
+            update(Corpus)
+            .where(Corpus.id == corpus)
+            .values(
+                n_passages=Corpus.n_passages + len(lexemes),
+                n_passage_lexemes=Corpus.n_passage_lexemes + sum(lexemes),
             )
-        rows = session.execute(
-            select(
-                Passage.content_hash, Passage.id, Passage.title, Passage.text, Passage.status
-            ).where(_hash_filter(corpus, hashes))
-        ).all()
-        if source is not None:
-            _link_source(session, corpus, source, sorted({row[1] for row in rows}))
+        )
+    rows = session.execute(
+        select(Passage.content_hash, Passage.id, Passage.title, Passage.text, Passage.status).where(
+            _hash_filter(corpus, hashes)
+        )
+    ).all()
+    if source is not None:
+        _link_source(session, corpus, source, sorted({row[1] for row in rows}))
     by_hash = {row[0]: PassageRow(row[1], row[2], row[3], row[4]) for row in rows}
     first = {digest: index for index, digest in reversed(list(enumerate(hashes)))}
     return [

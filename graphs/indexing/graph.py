@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -19,12 +18,16 @@ from langgraph.types import Send
 from sqlalchemy import Engine
 
 from graphs.indexing.context import IndexContext
-from graphs.indexing.corpus_files import read_corpus
 from graphs.indexing.embed_ahead import embed_and_write
-from graphs.indexing.passage_intake import reject_unstorable, source_key, sync_source
+from graphs.indexing.passage_intake import (
+    given_passages,
+    reject_unstorable,
+    source_key,
+    sync_counts,
+)
 from graphs.indexing.state import BatchTask, IndexState
 from graphs.runtime.services import Services
-from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, check_corpus_allowed
+from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, check_may_index
 from nodes.indexing.extract import LlmExtractor
 from nodes.indexing.extract_spacy import SpacyExtractor
 from nodes.indexing.extract_synthetic import SyntheticExtractor
@@ -35,7 +38,7 @@ from store.corpora import corpus_id, corpus_stats, ensure_corpus
 from store.failures import reset_failures
 from store.graph_writes import passages_without_embedding, set_passage_embeddings
 from store.ledger import corpus_token_totals
-from store.passage_writes import add_passages
+from store.source_writes import add_source_passages
 from store.vector_indexes import (
     BUILD_WORKERS,
     UNIT_INDEX,
@@ -100,15 +103,10 @@ class IndexNodes:
     ) -> dict[str, Any]:
         """Store the passages and split the distinct ones still to extract into batches."""
         context, services = await self.wiring.resolve(runtime)
-        # The index graph names its corpus in its input, not its context: check it here too.
-        check_corpus_allowed(state["corpus"], services.settings.allowed_corpora)
-        given = state.get("passages")
-        if given is None and state.get("source_path"):
-            read = await asyncio.to_thread(read_corpus, Path(state["source_path"]))
-            given = [{"title": p.title, "text": p.text} for p in read]
-        pairs = [(p.get("title", ""), p.get("text", "")) for p in given or []]
-        if not state["corpus"].strip():
-            raise ValueError("a corpus needs a name, got an empty one")
+        # The index graph names its corpus in its input, not its context: check it here too,
+        # with the run's user (an admin's act over the server, see auth.py).
+        check_may_index(state["corpus"], services.settings.allowed_corpora)
+        pairs = given_passages(state)
         limit = state.get("limit", 0)
         if limit < 0:
             raise ValueError(f"limit must be 0 (all passages) or positive, got {limit}")
@@ -118,10 +116,11 @@ class IndexNodes:
             ensure_corpus, services.engine, state["corpus"], services.embedder.name
         )
         source = source_key(state)
-        rows = await asyncio.to_thread(add_passages, services.engine, corpus_id, pairs, source)
-        synced: dict[str, int] = {}
-        if source is not None and not state.get("limit"):
-            synced = await asyncio.to_thread(sync_source, services.engine, corpus_id, source, rows)
+        mirror = source is not None and not limit
+        rows, pruned = await asyncio.to_thread(
+            add_source_passages, services.engine, corpus_id, pairs, source, mirror=mirror
+        )
+        synced = sync_counts(rows, pruned) if mirror else {}
         rejected = await asyncio.to_thread(
             reject_unstorable, services.engine, corpus_id, pairs, rows
         )

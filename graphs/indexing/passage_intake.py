@@ -1,46 +1,73 @@
 """What the index graph's first step does with a run's passages besides storing them.
 
-The key a source file's passages are recorded under, removing what an edited source no longer
-holds, and turning away passages PostgreSQL cannot store.
+The passages checked as given (the input is all a client sends: the graph never reads a file),
+the label a source's passages are recorded under, what an edited source no longer holds counted,
+and passages PostgreSQL cannot store turned away.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine
 
 from graphs.indexing.state import IndexState
-from store.deletion import prune_source
+from store.deletion import DeletionReport
 from store.failures import record_failure
 from store.passage_writes import PassageRow, storable, unstorable_reason
 
+#: The longest source label a run may give (a path, a URL or a name).
+MAX_SOURCE_CHARS = 1000
+
+
+class BadIndexInput(ValueError):
+    """The index graph's input is malformed; the server passes the message on to the client."""
+
+
+def given_passages(state: IndexState) -> list[tuple[str, str]]:
+    """The input's passages as (title, text), refused in one line unless each is such a pair."""
+    given: Any = state.get("passages")
+    if given is None:
+        raise BadIndexInput(
+            "the index graph takes its passages in the input: "
+            '{"corpus": NAME, "passages": [{"title": ..., "text": ...}, ...]}'
+        )
+    if not isinstance(given, list):
+        raise BadIndexInput(f"passages must be a list of objects, got {type(given).__name__}")
+    pairs = []
+    for number, passage in enumerate(given):
+        if not isinstance(passage, dict) or not set(passage) <= {"title", "text"}:
+            raise BadIndexInput(f"passage {number}: expected an object with 'title' and 'text'")
+        title, text = passage.get("title", ""), passage.get("text", "")
+        if not isinstance(title, str) or not isinstance(text, str):
+            raise BadIndexInput(f"passage {number}: 'title' and 'text' must be strings")
+        pairs.append((title, text))
+    return pairs
+
 
 def source_key(state: IndexState) -> str | None:
-    """The source the run's passages are recorded under, if any."""
+    """The label the run's passages are recorded under, if any (never opened as a file)."""
+    source: Any = state.get("source")
+    if source is None or source == "":
+        return None
+    if not isinstance(source, str) or len(source) > MAX_SOURCE_CHARS:
+        raise BadIndexInput(f"source must be a label of at most {MAX_SOURCE_CHARS} characters")
     # storable: a path with undecodable bytes (surrogate escapes) must not stop the index.
-    if state.get("source"):
-        return storable(state["source"])
-    if state.get("source_path"):
-        return storable(str(Path(state["source_path"]).resolve()))
-    return None
+    return storable(source)
 
 
-def sync_source(
-    engine: Engine, corpus: int, source: str, rows: Sequence[PassageRow]
-) -> dict[str, int]:
-    """Remove what the source no longer holds; count how many of those were edited, not dropped.
+def sync_counts(rows: Sequence[PassageRow], pruned: DeletionReport) -> dict[str, int]:
+    """How many of the passages a mirrored source let go were edited, and how many dropped.
 
     A passage is its content (title and text): an edited passage is a new passage, and its old
-    version leaves with everything derived from it. An old version whose title the new read
-    still has counts as changed; the rest as removed.
+    version left with everything derived from it. An old version whose title the new read still
+    has counts as changed; the rest as removed.
     """
-    report = prune_source(engine, corpus, source, keep=[row.id for row in rows])
     added = Counter(row.title for row in rows if row.added)
-    changed = sum((Counter(report.titles) & added).values())
-    return {"passages_changed": changed, "passages_removed": report.passages - changed}
+    changed = sum((Counter(pruned.titles) & added).values())
+    return {"passages_changed": changed, "passages_removed": pruned.passages - changed}
 
 
 def reject_unstorable(

@@ -12,16 +12,16 @@ def add_reports(left: dict[str, int], right: dict[str, int]) -> dict[str, int]:
 
 
 class IndexState(TypedDict, total=False):
-    """Input: corpus and passages (or a source path). Output: counters and the summary.
+    """Input: corpus and passages. Output: counters and the summary.
 
-    `source` names where the passages come from (the CLI gives the file's resolved path; a
-    `source_path` is its own source). With a source and no `limit`, the corpus is made to mirror
-    it: passages the source held before but no longer has are removed (see `sync_source`).
+    The graph reads no file: its passages are all in the input (`grasp index` reads the file
+    first). `source` is a label saying where they come from (the CLI gives the file's resolved
+    path), never opened. With a source and no `limit`, the corpus is made to mirror it: passages
+    the source held before but no longer has are removed (see `store.source_writes`).
     """
 
     corpus: str
     passages: list[dict[str, str]]
-    source_path: str
     source: str
     limit: int
     corpus_id: int

@@ -64,6 +64,45 @@ def check_corpus_allowed(corpus: str | None, allowed: tuple[str, ...] | None) ->
         )
 
 
+class NotAnAdmin(ValueError):
+    """A run only admins may start (indexing over the server), started by another user."""
+
+
+def run_user() -> Any | None:
+    """The user the server authenticated for this run (auth.py), or None (the CLI, tests).
+
+    The LangGraph server puts it in the run's config; it reads like a mapping (`.get`).
+    """
+    try:
+        configurable = get_config().get("configurable", {})
+    except RuntimeError:  # called outside a graph run
+        return None
+    user = configurable.get("langgraph_auth_user")
+    return user if user is not None and callable(getattr(user, "get", None)) else None
+
+
+def check_user_corpus(corpus: str | None) -> None:
+    """Refuse a corpus the run's user was not given (users without a list may read any)."""
+    user = run_user()
+    if user is None or corpus is None:
+        return
+    mine = user.get("corpora")
+    if mine is not None and corpus not in mine:
+        raise CorpusNotAllowed(
+            f"corpus {corpus!r} is not open to user {user.get('identity')!r}; "
+            "name a corpus you were given"
+        )
+
+
+def check_may_index(corpus: str, allowed: tuple[str, ...] | None) -> None:
+    """Refuse an index run of a non-admin user, or into a corpus the run may not name."""
+    user = run_user()
+    if user is not None and not user.get("admin"):
+        raise NotAnAdmin("indexing is for admins on this server (see docs/serving.md)")
+    check_corpus_allowed(corpus, allowed)
+    check_user_corpus(corpus)
+
+
 def run_id() -> str | None:
     """The LangGraph thread id, so ledger rows of one run can be found again."""
     try:
@@ -85,14 +124,15 @@ class Wiring(Generic[ContextT]):
     async def resolve(self, runtime: Runtime[ContextT]) -> tuple[ContextT, Services]:
         """The run's context (defaults when none was given) and its services.
 
-        Every node of every graph starts here, so a corpus the deployment does not allow is
-        refused before any retrieval or model call (CorpusNotAllowed).
+        Every node of every graph starts here, so a corpus the deployment, or the run's user,
+        does not allow is refused before any retrieval or model call (CorpusNotAllowed).
         """
         context = runtime.context or self.default_context()
         # The default provider may start the embedded server or load a model: not on the loop.
         services = await asyncio.to_thread(self.provide, context)
         corpus = getattr(context, "corpus", None)
         check_corpus_allowed(corpus, services.settings.allowed_corpora)
+        check_user_corpus(corpus)
         if self.settle is not None:
             context = self.settle(context, services)
         return context, services

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, select
 
 from graphs.cli.main import main
+from graphs.indexing.corpus_files import read_corpus
 from store.corpora import corpus_id
 from store.engine import transaction
 from store.models import Passage, Proposition
@@ -33,6 +35,12 @@ def write(path: Path, docs: list[Doc]) -> Path:
     return path
 
 
+async def index_file(engine: Engine, url: str, corpus: str, path: Path) -> dict[str, Any]:
+    """Index a file as `grasp index` does: read here, its passages sent under its path."""
+    docs = [(p.title, p.text) for p in read_corpus(path)]
+    return await index(engine, url, corpus, docs, source=str(path.resolve()))
+
+
 def ids_by_title(engine: Engine, corpus: str) -> dict[str, tuple[int, tuple[int, ...]]]:
     """title → (passage id, its unit ids): what an update must leave alone."""
     cid = corpus_id(engine, corpus)
@@ -52,12 +60,12 @@ async def test_reindexing_a_changed_file_replaces_only_the_changed_passage(
     engine: Engine, database_url: str, tmp_path: Path
 ) -> None:
     path = write(tmp_path / "docs.json", [ALPHA, BETA, GAMMA])
-    first = await index(engine, database_url, "c", None, source_path=str(path))
+    first = await index_file(engine, database_url, "c", path)
     assert first["this_run"]["passages_done"] == 3
     kept = ids_by_title(engine, "c")
 
     write(path, [ALPHA, BETA_EDITED, GAMMA])
-    again = await index(engine, database_url, "c", None, source_path=str(path))
+    again = await index_file(engine, database_url, "c", path)
     run = again["this_run"]
     # Only the edited passage was extracted and embedded; its old version left.
     assert (run["passages_done"], run["passages_embedded"], run["passages_skipped"]) == (1, 1, 2)
@@ -71,7 +79,7 @@ async def test_reindexing_a_changed_file_replaces_only_the_changed_passage(
     )
     assert_consistent(engine, "c")
 
-    unchanged = await index(engine, database_url, "c", None, source_path=str(path))
+    unchanged = await index_file(engine, database_url, "c", path)
     assert unchanged["this_run"]["passages_skipped"] == 3
     assert "passages_done" not in unchanged["this_run"]  # no batch ran at all
     assert ids_by_title(engine, "c") == now
