@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections.abc import Callable
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from evals.closed_book import SAMPLING_TEMPERATURE
+from evals.eval_inputs import check_corpus, method_settings
 from evals.gold import PassageIndex, corpus_passage_index, gold_steps, passage_titles
 from evals.loaders import load_longbench, load_questions
 from evals.long_context import long_items, make_prepare
@@ -17,25 +17,15 @@ from evals.qa_evaluate import evaluate
 from evals.qa_run import QaItem, QaRun, RunOutcome
 from evals.qa_runner import GRAPH_METHODS, METHODS
 from evals.reports import write_report
-from evals.results import RETRIEVAL_DIR, results_dir, safe_name, write_jsonl
+from evals.results import results_dir, safe_name
 from evals.results_doc import print_results_doc
-from evals.retrieval_eval import (
-    MODES,
-    PEER_PARAMS,
-    RETRIEVAL_METHODS,
-    evaluate_retrieval,
-    make_retriever,
-)
+from evals.retrieval_command import handle_eval_retrieval
+from evals.retrieval_eval import MODES, RETRIEVAL_METHODS
 from evals.summary import GroupSummary, format_number, summarise_causes
-from graphs.agent.context import GraspContext
-from graphs.cli.ask_input import setting_examples, typed_value
 from graphs.models.providers import lazy_llm_client
-from graphs.peers.registry import method_named
-from graphs.runtime.run_history import Refused
 from graphs.runtime.services import Services, services_for
 from graphs.runtime.settings import Settings
 from nodes.llm.client import LlmClient
-from store.corpora import corpus_embedder, corpus_id
 from store.ledger import corpus_token_totals
 
 
@@ -80,52 +70,6 @@ def register(sub: Any) -> None:
     report.add_argument("--no-plots", action="store_true")
     report.add_argument("--markdown", type=Path, help="write the summaries under DIR to this page")
     report.set_defaults(handler=handle_eval_report)
-
-
-def typed_settings(kind: type[Any], pairs: list[str]) -> dict[str, Any]:
-    """`--set KEY=VALUE` pairs as overrides of the dataclass `kind`, typed like each default."""
-    defaults = setting_examples(kind)
-    settings: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or key not in defaults or key == "corpus":
-            known = sorted(name for name in defaults if name != "corpus")
-            raise ValueError(f"--set {pair!r}: expected KEY=VALUE with KEY one of {known}")
-        try:  # the spelling `grasp ask --set` takes: a bool is never `bool("false")`
-            settings[key] = typed_value(key, value, defaults[key])
-        except Refused as exc:
-            raise ValueError(str(exc)) from None
-    kind(**settings)  # fails now, before any question, on a bad value
-    return settings
-
-
-def grasp_settings(pairs: list[str]) -> dict[str, Any]:
-    """`--set KEY=VALUE` pairs as GraspContext overrides."""
-    return typed_settings(GraspContext, pairs)
-
-
-def method_settings(method: str, pairs: list[str], k: int | None = None) -> dict[str, Any]:
-    """`--set KEY=VALUE` pairs (and `--k`) as overrides of the method's Context."""
-    context = method_named(method).context
-    settings = typed_settings(context, pairs)
-    if k is not None:
-        if "k" not in {f.name for f in fields(context)}:
-            raise ValueError(f"--k: {method} has no k setting; use --set KEY=VALUE")
-        settings["k"] = k
-        context(**settings)  # a bad k fails now, like a bad --set
-    return settings
-
-
-def check_corpus(services: Services, name: str) -> int:
-    """The corpus id, refusing one whose vectors another embedder made."""
-    corpus = corpus_id(services.engine, name)
-    indexed_with = corpus_embedder(services.engine, corpus)
-    if indexed_with not in (None, services.embedder.name):
-        raise ValueError(
-            f"corpus {name!r} was indexed with {indexed_with}, but GRASP_EMBEDDER gives "
-            f"{services.embedder.name}: set GRASP_EMBEDDER to match"
-        )
-    return corpus
 
 
 def sampler_for(settings: Settings, services: Services) -> LlmClient:
@@ -238,57 +182,6 @@ async def handle_eval(args: argparse.Namespace) -> int:
     if outcome.failed:
         errors.print("run the same command again to retry the failed questions")
         return 1
-    return 0
-
-
-def run_retrieval(args: argparse.Namespace, services: Services) -> tuple[Path, dict[str, Any]]:
-    """Everything `grasp eval-retrieval` does but printing: the file written and mean recalls."""
-    from evals.retrieval_eval import mean_recalls
-
-    examples = load_questions(args.questions)[: args.limit or None]
-    corpus = check_corpus(services, args.corpus)
-    kind = PEER_PARAMS.get(args.method, GraspContext)
-    sets = typed_settings(kind, args.set)
-    if args.k_entities is not None:
-        sets["k_entities_unselected" if kind is GraspContext else "k_entities"] = args.k_entities
-    # GRASP's retrieval here has no LLM, so no entity selection: it traverses the unselected count.
-    settings = (
-        kind(**sets)
-        if args.method in PEER_PARAMS
-        else GraspContext(**{"entity_selection": "off", **sets}).retrieval_params()
-    )
-    label = args.method + "".join(f"[{key}={value}]" for key, value in sorted(sets.items()))
-    retriever = make_retriever(
-        services.engine, corpus, args.method, settings, embed=services.embedder.embed
-    )
-    run = evaluate_retrieval(
-        examples,
-        corpus_passage_index(services.engine, corpus),
-        args.corpus,
-        retriever,
-        services.embedder,
-        args.mode,
-        label,
-    )
-    name = f"{safe_name(label)}-{args.mode}.jsonl"
-    path = results_dir(args.out, args.corpus) / RETRIEVAL_DIR / name
-    write_jsonl(path, run.records)
-    return path, {"recall": mean_recalls(run.records), "skipped": run.skipped}
-
-
-def handle_eval_retrieval(args: argparse.Namespace) -> int:
-    """`grasp eval-retrieval`: recall@k of one method and mode, printed by hop count."""
-    from graphs.cli.main import console
-
-    path, result = run_retrieval(args, services_for(Settings.from_env()))
-    console.print(f"{path.stem.rsplit('-', 1)[0]} / {args.mode}: group n R@2 R@5 R@10")
-    for group, values in result["recall"].items():
-        cells = [format_number(values[k]) for k in ("2", "5", "10")]
-        console.print(f"  {group} {int(values['n'])} " + " ".join(cells))
-    if result["skipped"]:
-        console.print(f"skipped {len(result['skipped'])} questions without a decomposition")
-    console.print(f"results: {path}")
-    write_report(path.parent.parent)
     return 0
 
 

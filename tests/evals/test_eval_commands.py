@@ -2,7 +2,7 @@ import hashlib
 
 import pytest
 
-from evals.commands import grasp_settings, method_settings
+from evals.eval_inputs import grasp_settings, method_settings
 from evals.long_context import sample_corpus_name
 from evals.results import safe_name
 

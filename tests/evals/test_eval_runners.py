@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from evals.commands import run_retrieval
 from evals.reports import write_report
+from evals.retrieval_command import run_retrieval
 from graphs.agent.graph import build_grasp_graph
 from graphs.models.scripted_model import ScriptedReply
 from graphs.peers.registry import build_method_graph
