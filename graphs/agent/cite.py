@@ -1,0 +1,94 @@
+"""A GRASP turn's citations: each hop's answer and the final answer, cited from what the hops read.
+
+One store read for the texts behind the hops' evidence ids; the picking is token-free
+(nodes/citations).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+
+from graphs.agent.hop_reads import HopRead, reading_rounds
+from graphs.agent.state import GraspState, SubQuestion
+from graphs.runtime.services import Services
+from nodes.agent.evaluate import UNKNOWN
+from nodes.agent.plan_dag import substitute
+from nodes.citations.attribution import Citation, Claim, ReadText, cite_answer
+from store.citation_reads import CitedText, cited_texts
+
+
+def hop_texts(
+    hop: int,
+    read: HopRead,
+    passages: Mapping[int, CitedText],
+    propositions: Mapping[int, CitedText],
+) -> tuple[ReadText, ...]:
+    """What hop `hop` read, its answering round first (`reading_rounds`), best first in each."""
+    found: list[ReadText] = []
+    for rounds in reading_rounds(read):
+        texts = passages if rounds["kind"] == "passages" else propositions
+        for item_id in rounds["ids"]:
+            cited = texts.get(item_id)
+            if cited is not None:
+                found.append(
+                    ReadText(
+                        cited.passage_id,
+                        cited.title,
+                        cited.source,
+                        cited.text,
+                        hop=hop,
+                        round=rounds["round"],
+                    )
+                )
+    return tuple(found)
+
+
+def turn_claims(
+    question: str,
+    answer: str,
+    sub_questions: Sequence[SubQuestion],
+    answers: Mapping[int, str],
+    reads: Mapping[int, HopRead],
+    passages: Mapping[int, CitedText],
+    propositions: Mapping[int, CitedText],
+) -> tuple[Claim, list[Claim]]:
+    """The final answer's claim and each hop's, with the texts each was read from.
+
+    The final answer may stand in any hop's reading, the last hop's first (it most often
+    answers the question).
+    """
+    hops = []
+    for sq in sub_questions:
+        k = sq["index"]
+        read = hop_texts(k, reads[k], passages, propositions) if k in reads else ()
+        question = substitute(sq["text"], answers)
+        hops.append(Claim(question, answers.get(k, UNKNOWN), read, hop=k))
+    every = tuple(text for hop in reversed(hops) for text in hop.read)
+    return Claim(question=question, answer=answer, read=every), hops
+
+
+async def turn_citations(services: Services, state: GraspState, answer: str) -> list[Citation]:
+    """The citations of the turn's final answer `answer` (none when the hops read nothing)."""
+    reads = {int(k): v for k, v in state.get("hop_reads", {}).items()}
+    corpus = state.get("corpus_id")
+    if corpus is None or not reads:
+        return []
+    ids: dict[str, set[int]] = {"passages": set(), "propositions": set()}
+    for read in reads.values():
+        for rounds in read.get("rounds", []):
+            ids[rounds["kind"]].update(rounds["ids"])
+    passages, propositions = await asyncio.to_thread(
+        cited_texts, services.engine, corpus, sorted(ids["passages"]), sorted(ids["propositions"])
+    )
+    answers = {int(k): v for k, v in state.get("answers", {}).items()}
+    final, hops = turn_claims(
+        state["question"],
+        answer,
+        state.get("sub_questions", []),
+        answers,
+        reads,
+        passages,
+        propositions,
+    )
+    return cite_answer(final, hops)
