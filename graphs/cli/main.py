@@ -14,14 +14,14 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-#: Modules that add sub-commands. `evals.commands` (`grasp eval*`) and `evals.bench.retrieve`
+#: Modules that add sub-commands. `evals.commands` (`grasp eval*`) and `evals.bench.commands`
 #: (`grasp bench …`) are loaded by name, not imported statically, because imports point one way
 #: (evals → graphs) and the CLI must not depend on the evals package.
 COMMAND_MODULES = (
     "graphs.cli.index",
     "graphs.cli.ask",
     "graphs.cli.chat",
-    "evals.bench.retrieve",
+    "evals.bench.commands",
     "graphs.cli.db",
     "graphs.cli.corpus",
     "graphs.cli.view",
