@@ -17,7 +17,7 @@ from rich.table import Table
 from graphs.indexing.context import ExtractorName, IndexContext
 from graphs.indexing.corpus_files import CorpusFormatError, read_corpus
 from graphs.indexing.graph import build_index_graph
-from graphs.indexing.state import IndexState
+from graphs.indexing.state import IndexInput
 from graphs.runtime.settings import Settings
 
 #: Batches in flight for the extractors that make no model call (spaCy, synthetic).
@@ -131,7 +131,7 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
     )
     graph = build_index_graph()
     # The file's resolved path is its source: re-indexing it makes the corpus mirror it.
-    state: IndexState = {
+    state: IndexInput = {
         "corpus": args.corpus,
         "passages": [{"title": p.title, "text": p.text} for p in passages],
         "source": str(args.path.resolve()),

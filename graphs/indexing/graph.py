@@ -25,7 +25,7 @@ from graphs.indexing.passage_intake import (
     source_key,
     sync_counts,
 )
-from graphs.indexing.state import BatchTask, IndexState
+from graphs.indexing.state import BatchTask, IndexInput, IndexState
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, check_may_index
 from nodes.indexing.extract import LlmExtractor
@@ -49,7 +49,7 @@ from store.vector_indexes import (
 #: Passages embedded per embedder call and write when whole passages get their vectors.
 PASSAGE_EMBEDDING_CHUNK = 512
 
-IndexGraph = CompiledStateGraph[IndexState, IndexContext, IndexState, IndexState]
+IndexGraph = CompiledStateGraph[IndexState, IndexContext, IndexInput, IndexState]
 
 
 def corpus_summary(engine: Engine, corpus: str) -> dict[str, Any]:
@@ -255,7 +255,7 @@ def build_index_graph(services: Services | ServicesProvider | None = None) -> In
     IndexContext, or None to build them from the environment at run time (the dev server, the CLI).
     """
     nodes = IndexNodes(Wiring(as_provider(services), IndexContext))
-    graph = StateGraph(IndexState, context_schema=IndexContext)
+    graph = StateGraph(IndexState, context_schema=IndexContext, input_schema=IndexInput)
     graph.add_node("register_passages", nodes.register_passages)
     # mypy cannot match `type[BatchTask]` (a TypedDict class) to LangGraph's TypedDictLike bound.
     graph.add_node("index_batch", nodes.run_batch, input_schema=BatchTask)  # type: ignore[call-overload]

@@ -11,6 +11,15 @@ def add_reports(left: dict[str, int], right: dict[str, int]) -> dict[str, int]:
     return {key: left.get(key, 0) + right.get(key, 0) for key in {*left, *right}}
 
 
+class IndexInput(TypedDict, total=False):
+    """What a client sends: the corpus, its passages, their source label, an optional limit."""
+
+    corpus: str
+    passages: list[dict[str, str]]
+    source: str
+    limit: int
+
+
 class IndexState(TypedDict, total=False):
     """Input: corpus and passages. Output: counters and the summary.
 

@@ -48,6 +48,11 @@ class Settings:
     endpoints: ProviderEndpoints = field(default_factory=ProviderEndpoints)
     #: The corpora a run may name (GRASP_ALLOWED_CORPORA, comma-separated); None: every corpus.
     allowed_corpora: tuple[str, ...] | None = None
+    #: The server's users (docs/serving.md): a JSON file of bearer tokens (GRASP_AUTH_FILE), or
+    #: the same JSON inline (GRASP_AUTH_USERS); GRASP_AUTH=off serves without tokens (local use).
+    auth_file: Path | None = None
+    auth_users: str | None = None
+    auth_off: bool = False
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
@@ -79,6 +84,9 @@ class Settings:
                 gemini_base_url=env.get("GOOGLE_GEMINI_BASE_URL") or None,
             ),
             allowed_corpora=parse_corpus_list(env.get("GRASP_ALLOWED_CORPORA", "")),
+            auth_file=Path(env["GRASP_AUTH_FILE"]) if env.get("GRASP_AUTH_FILE") else None,
+            auth_users=env.get("GRASP_AUTH_USERS") or None,
+            auth_off=env.get("GRASP_AUTH", "").lower() == "off",
         )
 
     @property

@@ -41,6 +41,7 @@ def dev_server(engine: Engine, database_url: str, tmp_path: Path) -> Iterator[ht
         "GRASP_EMBEDDER": "hash",
         "GRASP_LLM_CACHE": "0",
         "GRASP_DATA_DIR": str(tmp_path / "data"),
+        "GRASP_AUTH": "off",  # one local user; tests/graph/test_served_users.py covers tokens
     }
     log_path = tmp_path / "server.log"
     command = [str(LANGGRAPH), "dev", "--host", "127.0.0.1", "--port", str(port)]

@@ -61,6 +61,7 @@ async def sdk(engine: Engine, database_url: str, tmp_path: Path) -> AsyncIterato
         "GRASP_EMBEDDER": "hash",
         "GRASP_LLM_CACHE": "0",
         "GRASP_DATA_DIR": str(tmp_path / "data"),
+        "GRASP_AUTH": "off",  # one local user; tests/graph/test_served_users.py covers tokens
         "GRASP_ALLOWED_CORPORA": "films",
     }
     log_path = tmp_path / "server.log"
