@@ -169,6 +169,9 @@ class GraspContext(PeerContext):
         "agent",
         "a chain's final answer naming a bridge hop's answer takes the last hop's",
     )
+    review_plan: bool = setting(
+        False, "agent", "pause after the planner for a person to accept, edit or answer the plan"
+    )
     # — model —
     profile: Profile = setting(
         "auto", "model", "paper, small (offline 1.5B model) or auto (small for llama.cpp)"
@@ -196,7 +199,7 @@ class GraspContext(PeerContext):
             if value is not None and value not in get_args(kind):
                 choices = " | ".join(get_args(kind))
                 raise ValueError(f"{name} must be one of {choices}, not {value!r}")
-        for name in ("bridge_check", "bounded_replies"):
+        for name in ("bridge_check", "bounded_replies", "review_plan"):
             if getattr(self, name) not in (None, True, False):
                 raise ValueError(f"{name} is true or false, not {getattr(self, name)!r}")
         if self.synthesis == "reader" and self.evidence != "passages":

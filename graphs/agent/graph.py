@@ -14,7 +14,10 @@ from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer, Overwrite, Send
 
 from graphs.agent.answer_deltas import AnswerDeltas
+from graphs.agent.chat_messages import answer_message, conversation_history, turn_question
+from graphs.agent.cite import turn_citations
 from graphs.agent.context import GraspContext, chosen
+from graphs.agent.plan_review import add_plan_review
 from graphs.agent.progress import emit, stream_writer
 from graphs.agent.state import (
     Dependency,
@@ -28,6 +31,7 @@ from graphs.agent.state import (
     usage_of,
 )
 from graphs.agent.subagent import build_subagent, failed_calls
+from graphs.agent.token_events import report_tokens, take_up
 from graphs.models.providers import is_local
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, run_id
@@ -143,14 +147,14 @@ class ParentNodes:
     async def plan(self, state: GraspState, runtime: Runtime[GraspContext]) -> dict[str, Any]:
         """Split the question into sub-questions (or keep it whole), starting a new turn."""
         context, services = await self.wiring.resolve(runtime)
-        question = state["question"].strip()
+        question, asked = turn_question(state)
         if not question:
             raise ValueError("the question is empty")
         turns = state.get("turns", [])
         emit("planning", turn=len(turns) + 1, question=question)
         # Only earlier questions and final answers: their evidence stays private to them.
-        recent = turns[-context.history_turns :] if context.history_turns else []
-        history = [(t["question"], t["answer"]) for t in recent]
+        earlier = conversation_history(state, turns)
+        history = earlier[-context.history_turns :] if context.history_turns else []
         # A missing corpus fails here, before any tokens are spent.
         corpus = await asyncio.to_thread(corpus_id, services.engine, context.corpus)
         whole = [SubQuestion(index=1, text=question, depends_on=[])]
@@ -179,12 +183,16 @@ class ParentNodes:
             "corpus_id": corpus,
             "plan": plan,
             "sub_questions": sub_questions,
+            "plan_review": [],
             "answers": Overwrite({}),
             "hop_passages": Overwrite({}),
-            "tokens": Overwrite(tally("plan", results)),
+            "hop_reads": Overwrite({}),
+            "tokens": Overwrite(report_tokens(tally("plan", results), new_turn=True)),
             "final_answer": "",
             "justification": "",
+            "citations": [],
             "error": error,
+            "messages": asked,
         }
 
     async def schedule(self, state: GraspState) -> dict[str, Any]:
@@ -195,6 +203,7 @@ class ParentNodes:
             # Unreachable for a validated plan; say so rather than loop or stop silently.
             missing = [sq["index"] for sq in sub_questions if sq["index"] not in answers]
             return {"error": f"sub-questions {missing} can never run: their dependencies are unmet"}
+        take_up(state.get("tokens"))  # the running total of `tokens` events, exact again
         by_index = {sq["index"]: sq for sq in sub_questions}
         for k in ready(sub_questions, answers):
             asked = sub_agent_input(state, by_index, k)["sub_question"]
@@ -218,13 +227,16 @@ class ParentNodes:
         deltas = AnswerDeltas(stream_writer())
         answer, why, results = await final_answer(services, state, context, chain, deltas)
         deltas.finish(answer)
-        emit("answer", answer=answer, justification=why)
-        tokens = tally("synthesize", results)
+        citations = await turn_citations(services, state, answer)
+        emit("answer", answer=answer, justification=why, citations=citations)
+        tokens = report_tokens(tally("synthesize", results), before=state.get("tokens"))
         this_turn = add_usage(usage_of(state.get("tokens")), usage_of(tokens))
         earlier = [t["tokens"] for t in state.get("turns", [])]
         return {
             "final_answer": answer,
             "justification": why,
+            "citations": citations,
+            "messages": [answer_message(answer, citations)],
             "tokens": tokens,
             "turns": [Turn(question=state["question"], answer=answer, tokens=this_turn)],
             "conversation_tokens": add_usage(*earlier, this_turn),
@@ -253,7 +265,7 @@ def build_grasp_graph(
     graph.add_node("sub_agent", build_subagent(wiring))
     graph.add_node("synthesize", nodes.synthesize)
     graph.add_edge(START, "plan")
-    graph.add_edge("plan", "schedule")
+    add_plan_review(graph, wiring)  # plan → schedule, or plan → review_plan → schedule
     graph.add_conditional_edges("schedule", dispatch, ["sub_agent", "synthesize"])
     graph.add_edge("sub_agent", "schedule")
     graph.add_edge("synthesize", END)

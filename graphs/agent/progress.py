@@ -15,7 +15,8 @@ from langgraph.config import get_stream_writer
 #: The event names, in the order a run emits them (hop events repeat per sub-question and round).
 EVENTS = (
     "planning",  # {"turn", "question"}
-    "plan",  # {"plan", "sub_questions": [{"index", "text", "depends_on"}]}
+    "plan",  # {"plan", "sub_questions": [{"index", "text", "depends_on"}]} (again after a review)
+    "plan_review",  # {"action": accept | edit | response | refused, "note"?} (review_plan only)
     "hop_started",  # {"index", "of", "question"}
     "searching",  # {"index", "round", "query"}
     "reading",  # {"index", "round", "passages"}
@@ -24,6 +25,7 @@ EVENTS = (
     "answer_delta",  # {"text"}: the answer's next words (see graphs.agent.answer_deltas)
     "answer_restart",  # {}: forget the answer text streamed so far
     "answer",  # {"answer", "justification"}
+    "tokens",  # {"node", "hop", "input", "output", "total"}: after every LLM call (token_events)
 )
 
 

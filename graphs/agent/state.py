@@ -16,6 +16,7 @@ from graphs.agent.observations import Observation as Observation
 from graphs.agent.observations import ObservationLog as ObservationLog
 from graphs.agent.observations import merge_observations as merge_observations
 from nodes.agent.plan_dag import SubQuestion as SubQuestion
+from nodes.agent.plan_edit import PlanReview as PlanReview
 from nodes.llm.client import LlmResult
 from store.grasp_retrieval import Evidence as Evidence
 from store.grasp_retrieval import PassageHit as PassageHit
@@ -196,6 +197,7 @@ class GraspState(TypedDict, total=False):
     corpus_id: int
     plan: str
     sub_questions: list[SubQuestion]
+    plan_review: list[PlanReview]  # review_plan: each decision on this turn's plan, in order
     answers: Annotated[dict[int, str], merge_answers]
     hop_passages: Annotated[dict[int, list[int]], merge_hop_passages]
     final_answer: str

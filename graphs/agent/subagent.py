@@ -20,8 +20,8 @@ from graphs.agent.state import (
     SubAgentInput,
     SubAgentOutput,
     SubAgentState,
-    tally,
 )
+from graphs.agent.token_events import reported_tally as tally  # each call also a "tokens" event
 from graphs.runtime.wiring import Wiring, run_id
 from nodes.agent.evaluate import UNKNOWN, EvaluationReply, evaluate
 from nodes.agent.evidence import gather_evidence

@@ -27,6 +27,12 @@ MAX_STEPS = 5
 
 USER = "Question: {question}"
 
+#: After the question when a reviewer asked for another plan (`make_plan`'s `guidance`).
+GUIDANCE = """
+
+A reviewer read an earlier plan for this question and asks for another one. Follow their words:
+{guidance}"""
+
 #: Shown before the question on a later turn of a conversation, so references can be resolved.
 HISTORY = """\
 Earlier in this conversation (use it only to tell who or what the question's words such as \
@@ -161,6 +167,7 @@ async def make_plan(
     history: Sequence[tuple[str, str]] = (),
     history_chars: int = 400,
     unwritten_needs: UnwrittenNeeds = "append",
+    guidance: str = "",
 ) -> Plan:
     """Plan `question`: the validated steps and every call made.
 
@@ -170,9 +177,12 @@ async def make_plan(
     stays broken). `history`: the conversation's earlier (question, answer) turns the planner
     may use to resolve references, each cut to `history_chars`; none leaves the prompt as it was.
     `unwritten_needs`: a step's listed need that its text has no place for is appended
-    as "(#k)" or dropped (see `link_plan`).
+    as "(#k)" or dropped (see `link_plan`). `guidance`: a reviewer's words on an earlier plan,
+    put after the question; none leaves the prompt as it was.
     """
     user = history_block(history, history_chars) + USER.format(question=question)
+    if guidance.strip():
+        user += GUIDANCE.format(guidance=guidance.strip())
     first = system_and_user(LINKED_SYSTEM, user)
     messages: list[BaseMessage] = list(first)
     calls: list[LlmResult] = []
