@@ -99,7 +99,7 @@ async def test_a_second_turn_and_a_replan_count_from_the_turn_start(
         events = tokens_of(await stream(graph, {"question": QUESTION}, config, reviewed))
         answer = {"type": "response", "args": GUIDANCE}
         events += tokens_of(await stream(graph, Command(resume=answer), config, reviewed))
-        resume = Command(resume={"type": "accept"})
+        resume: Command[Any] = Command(resume={"type": "accept"})
         events += tokens_of(await stream(graph, resume, config, reviewed))
         state = (await graph.aget_state(config)).values
 
