@@ -10,13 +10,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
+from graphs.agent.hop_reads import HopRead, RoundRead, append_rounds, merge_hop_reads
 from graphs.agent.observations import Observation as Observation
 from graphs.agent.observations import ObservationLog as ObservationLog
 from graphs.agent.observations import merge_observations as merge_observations
 from nodes.agent.plan_dag import SubQuestion as SubQuestion
 from nodes.agent.plan_edit import PlanReview as PlanReview
+from nodes.citations.attribution import Citation as Citation
 from nodes.llm.client import LlmResult
 from store.grasp_retrieval import Evidence as Evidence
 from store.grasp_retrieval import PassageHit as PassageHit
@@ -178,10 +182,11 @@ def append_turns(left: list[Turn], right: list[Turn]) -> list[Turn]:
     return [*left, *right]
 
 
-class GraspInput(TypedDict):
-    """What a run is asked."""
+class GraspInput(TypedDict, total=False):
+    """What a run is asked: a `question`, or `messages` whose last (a human one) is the question."""
 
     question: str
+    messages: list[AnyMessage]
 
 
 class GraspState(TypedDict, total=False):
@@ -200,12 +205,16 @@ class GraspState(TypedDict, total=False):
     plan_review: list[PlanReview]  # review_plan: each decision on this turn's plan, in order
     answers: Annotated[dict[int, str], merge_answers]
     hop_passages: Annotated[dict[int, list[int]], merge_hop_passages]
+    hop_reads: Annotated[dict[int, HopRead], merge_hop_reads]
     final_answer: str
     justification: str
+    citations: list[Citation]
     tokens: Annotated[TokenTally, add_tokens]
     error: str | None
     turns: Annotated[list[Turn], append_turns]
     conversation_tokens: Usage
+    #: The conversation as chat messages: each turn's question and its answer (with citations).
+    messages: Annotated[list[AnyMessage], add_messages]
 
 
 class SubAgentInput(TypedDict, total=False):
@@ -223,13 +232,15 @@ class SubAgentInput(TypedDict, total=False):
 
 
 class SubAgentOutput(TypedDict, total=False):
-    """All that leaves a sub-agent: its answer, its token tally, and the passage ids it read.
+    """All that leaves a sub-agent: its answer, its token tally, and the ids of what it read.
 
-    The ids come only with synthesis=reader (which reads them), and never the passages' texts.
+    `hop_passages` come only with synthesis=reader (which reads them), `hop_reads` always (the
+    citations are picked from them); never the passages' texts.
     """
 
     answers: Annotated[dict[int, str], merge_answers]
     hop_passages: Annotated[dict[int, list[int]], merge_hop_passages]
+    hop_reads: Annotated[dict[int, HopRead], merge_hop_reads]
     tokens: Annotated[TokenTally, add_tokens]
 
 
@@ -247,6 +258,7 @@ class SubAgentState(SubAgentInput, SubAgentOutput, total=False):
     prior: list[PassageHit]
     selected: list[int]
     evidence: list[Evidence]
+    rounds_read: Annotated[list[RoundRead], append_rounds]
     observations: Annotated[ObservationLog, merge_observations]
     visited_entities: Annotated[list[int], union_ids]
     visited_propositions: Annotated[list[int], union_ids]

@@ -12,6 +12,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from graphs.agent.context import GraspContext, chosen
+from graphs.agent.hop_reads import HopRead, RoundRead
 from graphs.agent.progress import emit
 from graphs.agent.state import (
     Evidence,
@@ -149,9 +150,10 @@ class SubAgentNodes:
     ) -> SubAgentState:
         """New evidence for the evaluator: RankVote passages, or what an ablation uses instead."""
         context, services = await self.wiring.resolve(runtime)
+        mode = "dense" if context.retrieval == "dense" else context.evidence
         found = await gather_evidence(
             services,
-            mode="dense" if context.retrieval == "dense" else context.evidence,
+            mode=mode,
             corpus_id=state["corpus_id"],
             statement=state["search_statement"],
             entities=state.get("selected", []),
@@ -167,7 +169,16 @@ class SubAgentNodes:
             round=state.get("iteration", 1),
             **{kind: len(found.items)},
         )
-        return {"evidence": found.items, "visited_propositions": found.covered_propositions}
+        read = RoundRead(
+            round=state.get("iteration", 1),
+            kind="propositions" if mode == "propositions" else "passages",
+            ids=[item["id"] for item in found.items],
+        )
+        return {
+            "evidence": found.items,
+            "visited_propositions": found.covered_propositions,
+            "rounds_read": [read],
+        }
 
     async def evaluate(self, state: SubAgentState, runtime: Runtime[GraspContext]) -> SubAgentState:
         """Note what the evidence shows, then answer or ask for another search round."""
@@ -205,6 +216,8 @@ class SubAgentNodes:
             kept = kept_for_synthesis(context, state.get("evidence", []))
             if kept:
                 update["hop_passages"] = {state["index"]: kept}
+            rounds = state.get("rounds_read", [])
+            update["hop_reads"] = {state["index"]: HopRead(answered_in=iteration, rounds=rounds)}
             emit("hop_done", index=state["index"], answer=reply.answer)
         else:
             update["iteration"] = iteration + 1

@@ -5,7 +5,7 @@ from typing import Any
 from uuid import uuid4
 
 import pytest
-from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.messages import AIMessageChunk, BaseMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from sqlalchemy import Engine
 
@@ -54,6 +54,8 @@ async def stream(
                 pending = (await graph.aget_state(config)).next
                 events.append(("state_at_first_answer_token", pending))
             kind = "answer_token" if node == "synthesize" else f"tokens:{node}"
+            if not isinstance(message, AIMessageChunk):  # a message a node wrote, whole
+                kind = f"message:{node}"
             events.append((kind, message))
         elif mode == "custom":
             events.append(("custom", payload))
@@ -143,6 +145,12 @@ async def test_answer_tokens_stream_before_the_run_ends(engine: Engine, database
     last_update = max(i for i, (k, p) in enumerate(events) if k == "updates")
     assert first_token < answer_event < last_update
     assert events[last_update] == ("updates", ["synthesize"])
+    # The turn's answer message comes whole after its tokens: the answer with its sources.
+    (message,) = [p for k, p in events if k == "message:synthesize"]
+    assert kinds.index("message:synthesize") > max(
+        i for i, k in enumerate(kinds) if k == "answer_token"
+    )
+    assert message.text == "Lisbon" and len(message.content_blocks[0]["annotations"]) == 2
     # Without subgraphs only the parent's nodes stream: no hop-internal tokens or events.
     assert {k for k in kinds if k.startswith("tokens:")} == {"tokens:plan"}
     assert [e["event"] for e in custom(events)] == [
