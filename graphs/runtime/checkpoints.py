@@ -95,16 +95,42 @@ async def latest_threads(saver: AsyncPostgresSaver, limit: int) -> list[ThreadRo
         return await store_latest_threads(cursor, limit)
 
 
+async def read_all_steps(
+    graph: Pregel[Any, Any, Any, Any], thread_id: str, namespace: str = ""
+) -> list[StateSnapshot]:
+    """Every checkpoint of a thread's namespace ("" the parent), every branch's, newest first."""
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": namespace}}
+    return [s async for s in graph.aget_state_history(config)]
+
+
+def checkpoint_id(config: RunnableConfig | None) -> str | None:
+    """The checkpoint id a snapshot's config (or parent config) names."""
+    return (config or {}).get("configurable", {}).get("checkpoint_id")
+
+
+def on_branch(newest_first: list[StateSnapshot], leaf: str | None = None) -> list[StateSnapshot]:
+    """The checkpoints from the thread's first to `leaf` (default: its latest), oldest first.
+
+    A fork (`grasp fork`, Studio, update_state) starts a branch beside the checkpoints it grew
+    from; following parents from the leaf keeps one branch. Without forks this is every checkpoint.
+    """
+    by_id = {checkpoint_id(s.config): s for s in newest_first}
+    current = by_id.get(leaf) if leaf else (newest_first[0] if newest_first else None)
+    chain: list[StateSnapshot] = []
+    while current is not None:
+        chain.append(current)
+        current = by_id.get(checkpoint_id(current.parent_config))
+    return chain[::-1]
+
+
 async def read_steps(
     graph: Pregel[Any, Any, Any, Any], thread_id: str, namespace: str = ""
 ) -> list[StateSnapshot]:
-    """A thread's checkpoints (of the parent, or of one sub-agent by namespace), oldest first.
+    """A thread's checkpoints on its latest branch ("" the parent's, else one sub-agent's).
 
-    Each snapshot's `tasks` ran right after it, with their writes in `task.result`.
+    Oldest first. Each snapshot's `tasks` ran right after it, with their writes in `task.result`.
     """
-    config: RunnableConfig = {"configurable": {"thread_id": thread_id, "checkpoint_ns": namespace}}
-    newest_first = [s async for s in graph.aget_state_history(config)]
-    return newest_first[::-1]
+    return on_branch(await read_all_steps(graph, thread_id, namespace))
 
 
 def last_run(steps: list[StateSnapshot]) -> list[StateSnapshot]:
