@@ -50,6 +50,16 @@ class CorpusStats:
     containment_rows: int
 
 
+#: Unicode categories that change what a terminal shows: controls (newline, ESC), format
+#: characters (bidi overrides) and line or paragraph separators.
+CONTROL_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp"})
+
+
+def is_control(char: str) -> bool:
+    """Whether a character would act on a terminal rather than be shown."""
+    return unicodedata.category(char) in CONTROL_CATEGORIES
+
+
 #: The longest corpus name a new corpus may have.
 MAX_CORPUS_NAME_CHARS = 200
 
@@ -69,7 +79,7 @@ def check_corpus_name(name: str) -> None:
     if len(name) > MAX_CORPUS_NAME_CHARS:
         raise InvalidCorpusName(f"a corpus name has at most {MAX_CORPUS_NAME_CHARS} characters")
     for offset, char in enumerate(name):
-        if unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"}:
+        if is_control(char):
             raise InvalidCorpusName(
                 f"a corpus name cannot hold control characters; {name!r} has "
                 f"U+{ord(char):04X} at offset {offset}"

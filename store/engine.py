@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,14 +35,38 @@ def libpq_url(url: str) -> str:
     return "postgresql://" + sqlalchemy_url(url)[len("postgresql+psycopg://") :]
 
 
+#: Query parameters of a PostgreSQL URL that hold secrets (libpq's password and sslpassword).
+SECRET_PARAMETER = re.compile(r"(?i)([?&](?:ssl)?password=)[^&#\s]*")
+
+
 def redact(url: str) -> str:
-    """Hide a password in a URL before it is printed."""
-    if "@" not in url or "://" not in url:
+    """Hide the secrets of a URL before it is printed: the password and password parameters."""
+    url = SECRET_PARAMETER.sub(r"\1***", url)
+    if "://" not in url:
         return url
     scheme, rest = url.split("://", 1)
-    creds, host = rest.split("@", 1)
+    authority, slash, path = rest.partition("/")
+    if "@" not in authority:
+        return url
+    # The last "@" ends the credentials: an unescaped "@" in a password stays hidden.
+    creds, host = authority.rsplit("@", 1)
     user = creds.split(":", 1)[0]
-    return f"{scheme}://{user}:***@{host}" if ":" in creds else url
+    hidden = f"{user}:***" if ":" in creds else creds
+    return f"{scheme}://{hidden}@{host}{slash}{path}"
+
+
+#: PostgreSQL's SQLSTATE for a full disk (class 53: insufficient resources).
+DISK_FULL = "53100"
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether a database error (SQLAlchemy's or the driver's) says the server's disk is full."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if getattr(seen, "sqlstate", None) == DISK_FULL:
+            return True
+        seen = getattr(seen, "orig", None) or seen.__cause__
+    return False
 
 
 # ef_search must exceed the k we ask for, and filters (corpus, visited ids) need the iterative scan

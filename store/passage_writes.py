@@ -59,15 +59,17 @@ SURROGATE = re.compile("[\ud800-\udfff]")
 def unstorable_reason(title: str, text: str) -> str | None:
     """Why PostgreSQL cannot store this passage as given (NUL, lone surrogate), or None."""
     for part, value in (("title", title), ("text", text)):
-        if NUL in value:
-            return (
-                f"the {part} holds a NUL character (U+0000) at offset {value.index(NUL)}; "
-                "remove it from the file"
-            )
+        # Surrogates first: a file that is not UTF-8 (binary, UTF-16) often holds NULs too,
+        # and its encoding is what to fix.
         if found := SURROGATE.search(value):
             return (
                 f"the {part} holds a lone surrogate (U+{ord(found.group()):04X}) at offset "
                 f"{found.start()}, which is not text; fix the file's encoding"
+            )
+        if NUL in value:
+            return (
+                f"the {part} holds a NUL character (U+0000) at offset {value.index(NUL)}; "
+                "remove it from the file"
             )
     return None
 

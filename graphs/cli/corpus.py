@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 from sqlalchemy import Engine
 
 from graphs.runtime.settings import Settings
@@ -21,6 +22,7 @@ from store.corpora import (
     corpus_id,
     corpus_sources,
     delete_corpus,
+    is_control,
     list_corpora,
 )
 from store.deletion import DeletionReport, delete_passage_id, delete_titled, prune_source
@@ -122,6 +124,11 @@ def handle_delete(args: argparse.Namespace) -> int:
     return 0
 
 
+def shown_name(name: str) -> Text:
+    """A name exactly as stored: never read as markup, its control characters escaped."""
+    return Text("".join(repr(c)[1:-1] if is_control(c) else c for c in name))
+
+
 def corpora_table(rows: Sequence[CorpusListing]) -> Table:
     """Every corpus with its embedder and sizes."""
     table = Table(title="corpora")
@@ -130,8 +137,8 @@ def corpora_table(rows: Sequence[CorpusListing]) -> Table:
         table.add_column(column, justify="right" if column in numbers else "left")
     for row in rows:
         table.add_row(
-            row.name,
-            row.embedder or "-",
+            shown_name(row.name),
+            Text(row.embedder or "-"),
             str(row.passages),
             str(row.propositions),
             str(row.entities),

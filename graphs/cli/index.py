@@ -10,12 +10,15 @@ from pathlib import Path
 from typing import Any, get_args
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.types import StreamMode
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from graphs.cli.corpus import shown_name
+from graphs.cli.index_progress import IndexProgress
 from graphs.indexing.context import ExtractorName, IndexContext
-from graphs.indexing.corpus_files import CorpusFormatError, read_corpus
+from graphs.indexing.corpus_files import CorpusFormatError, links_leaving, read_corpus
 from graphs.indexing.graph import build_index_graph
 from graphs.indexing.state import IndexInput
 from graphs.runtime.settings import Settings
@@ -83,7 +86,7 @@ def corpus_name(raw: str) -> str:
 
 def summary_table(summary: dict[str, Any], title: str) -> Table:
     """The end-of-run table (also used by `grasp stats`)."""
-    table = Table(title=title, show_header=False)
+    table = Table(title=shown_name(title), show_header=False)
     rows = [
         (
             "passages",
@@ -119,6 +122,11 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
     from graphs.cli.main import console, errors
 
     passages = read_corpus(args.path)
+    if skipped := links_leaving(args.path):
+        errors.print(
+            f"note: {skipped} linked file(s) lead out of the folder (or nowhere): skipped",
+            markup=False,
+        )
     context = IndexContext(
         extractor=args.extractor,
         batch_size=args.batch_size,
@@ -140,66 +148,36 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
         state["limit"] = args.limit
     started = time.time()
     summary: dict[str, Any] = {}
-    done = failed = pending = tokens_in = tokens_out = 0
     shown: set[str] = set()
+    tracker = IndexProgress()
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[detail]}"),
+        TextColumn("{task.fields[detail]}", markup=False),
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task("indexing", total=None, detail="reading passages")
+        task = progress.add_task("indexing", total=None, detail=tracker.detail)
         config: RunnableConfig = {"max_concurrency": concurrency}
-        async for update in graph.astream(state, config, context=context, stream_mode="updates"):
-            for node, value in update.items():
-                value = value or {}
-                if node == "register_passages":
-                    total = sum(len(b) for b in value.get("batches", []))
-                    skipped = value["counters"].get("passages_skipped", 0)
-                    progress.update(task, total=total, detail=f"{skipped} already indexed")
-                elif node == "index_batch":
-                    counters = value.get("counters", {})
-                    done += counters.get("passages_done", 0)
-                    failed += counters.get("passages_failed", 0)
-                    pending += counters.get("passages_pending", 0)
-                    tokens_in += counters.get("input_tokens", 0)
-                    tokens_out += counters.get("output_tokens", 0)
-                    waiting = f" · pending {pending}" if pending else ""
-                    progress.update(
-                        task,
-                        completed=done + failed + pending,
-                        detail=f"done {done} · failed {failed}{waiting} · "
-                        f"tokens {tokens_in}/{tokens_out}",
-                    )
-                    for message in value.get("errors", []):
-                        if message in shown:  # a stopped server fails every batch alike
-                            continue
-                        if message.startswith(DATABASE_ERROR):
-                            # The run stops on the same cause with one line saying so, or its
-                            # pending passages are named at the end: the driver's text helps nobody.
-                            shown.add(message)
-                            continue
+        modes: list[StreamMode] = ["updates", "custom"]
+        async for mode, chunk in graph.astream(state, config, context=context, stream_mode=modes):
+            if mode == "custom":
+                tracker.custom(chunk)
+            updates = chunk if mode == "updates" and isinstance(chunk, dict) else {}
+            for node, value in updates.items():
+                for message in tracker.update(node, value or {}):
+                    if message not in shown:  # a stopped server fails every batch alike
                         shown.add(message)
                         # soft_wrap: a long error stays one line a user (or grep) can read.
                         errors.print(f"[yellow]batch error[/]: {escape(message)}", soft_wrap=True)
-                elif node == "embed_passages":
-                    progress.update(
-                        task, detail=f"done {done} · failed {failed} · passage vectors stored"
-                    )
-                elif node == "link_entities":
-                    progress.update(
-                        task, detail=f"done {done} · failed {failed} · entity graph linked"
-                    )
-                elif node == "summarize":
+                if node == "summarize":
                     summary = value["summary"]
+            progress.update(
+                task, total=tracker.total, completed=tracker.completed, detail=tracker.detail
+            )
     summary["wall_time_s"] = time.time() - started
     return summary
-
-
-#: How a batch's one-line error starts when the database, not the passage, was the problem.
-DATABASE_ERROR = "OperationalError:"
 
 
 def source_sync_line(counters: dict[str, int]) -> str | None:
@@ -223,7 +201,7 @@ def unfinished_lines(summary: dict[str, Any], corpus: str) -> list[str]:
     if summary.get("passages_failed"):
         lines.append(
             f"[yellow]{summary['passages_failed']} passages failed[/]: "
-            f"`grasp corpus failures {escape(quoted)}` lists why; fix the file and index it "
+            f"`grasp corpus failures {escape(shown_name(quoted).plain)}` lists why; fix the file and index it "
             "again, or add --retry-failed to extract them once more."
         )
     if summary.get("passages_pending"):

@@ -14,6 +14,8 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from store.engine import is_disk_full, redact
+
 #: Modules that add sub-commands. `evals.commands` (`grasp eval*`) and `evals.bench.commands`
 #: (`grasp bench …`) are loaded by name, not imported statically, because imports point one way
 #: (evals → graphs) and the CLI must not depend on the evals package.
@@ -90,10 +92,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def one_line(exc: BaseException) -> str:
-    """A failure as one line; an unreachable database says so (drivers' texts span lines)."""
+    """A failure as one line, with no secret of a database URL in it.
+
+    A full disk or an unreachable database says so (drivers' texts span lines).
+    """
+    if is_disk_full(exc):
+        cause = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+        reason = redact(cause[0].strip()) if cause else ""
+        return (
+            f"the database's disk is full: {reason}; free space where it keeps its data "
+            "(`grasp db url` shows which database), then run the same command again"
+        )
     if type(exc).__name__ == "OperationalError":  # sqlalchemy's or psycopg's
         cause = str(getattr(exc, "orig", None) or exc).strip().splitlines()
-        reason = cause[0].strip() if cause else ""
+        reason = redact(cause[0].strip()) if cause else ""
         return f"the database cannot be reached: {reason} (`grasp db url` shows where it points)"
-    text = " ".join(str(exc).split())
+    text = redact(" ".join(str(exc).split()))
     return f"{type(exc).__name__}: {text}"

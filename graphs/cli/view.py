@@ -32,7 +32,10 @@ def register(sub: Any) -> None:
     view = sub.add_parser("view", help="write a run (or an eval report) as one offline HTML page")
     view.add_argument("thread", nargs="?", help="the run's thread id (see `grasp runs`)")
     view.add_argument("--eval", type=Path, metavar="DIR", help="an eval results folder instead")
-    view.add_argument("--out", type=Path, help="the HTML file to write")
+    view.add_argument(
+        "--out", type=Path, help="the HTML file to write (an existing one only with --force)"
+    )
+    view.add_argument("--force", action="store_true", help="overwrite the --out file")
     view.add_argument("--open", action="store_true", help="open the page in a browser")
     view.add_argument(
         "--server",
@@ -132,8 +135,15 @@ async def view_eval(args: argparse.Namespace) -> Path:
 
 async def run_view(args: argparse.Namespace) -> int:
     """`grasp view`: write the page, print its path, open it if asked."""
-    from graphs.cli.main import console
+    from graphs.cli.main import console, errors
 
+    if args.out is not None and args.out.exists() and not args.force:
+        errors.print(
+            f"error: {args.out} already exists; add --force to overwrite it",
+            markup=False,
+            soft_wrap=True,
+        )
+        return 1
     if args.eval is not None:
         path = await view_eval(args)
     elif args.thread and args.server:

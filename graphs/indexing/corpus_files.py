@@ -1,8 +1,16 @@
-"""Reading a corpus to index from HippoRAG JSON, JSON lines, or a folder of .txt/.md files."""
+"""Reading a corpus to index from HippoRAG JSON, JSON lines, or a folder of .txt/.md files.
+
+A folder is read without leaving it: a symbolic link is followed only when it leads to a file
+inside the folder; links leading out of it (or nowhere) are skipped unopened, and
+`links_leaving` counts them without saying where they point or whether that exists. A folder's
+file that is not UTF-8 (binary, UTF-16) does not stop the folder: it is read with its bad bytes
+kept as lone surrogates, so the indexer records that passage as failed and indexes the rest.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +73,11 @@ def _read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise CorpusFormatError(f"{path}: not valid UTF-8 ({exc.reason})") from exc
+
+
+def _read_lenient(path: Path) -> str:
+    """A folder file's text; bytes that are not UTF-8 become lone surrogates (see the module)."""
+    return path.read_bytes().decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
 
 
 def _passage_from_object(obj: Any, where: str) -> SourcePassage:
@@ -131,18 +144,46 @@ def _read_json_lines(path: Path) -> list[SourcePassage]:
     ]
 
 
-def _read_folder(folder: Path) -> list[SourcePassage]:
-    files = sorted(
-        (
-            p
-            for p in folder.rglob("*")
-            if p.is_file()
-            and p.suffix.lower() in TEXT_SUFFIXES
-            # Hidden files and folders (.git, editor backups) are never corpus content.
-            and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-        ),
-        key=lambda p: p.relative_to(folder).as_posix(),
+def _is_corpus_file(folder: Path, path: Path) -> bool:
+    # Hidden files and folders (.git, editor backups) are never corpus content.
+    relative = path.relative_to(folder)
+    return path.suffix.lower() in TEXT_SUFFIXES and not any(
+        part.startswith(".") for part in relative.parts
     )
+
+
+def _folder_files(folder: Path) -> tuple[list[Path], int]:
+    """The folder's corpus files in name order, and how many links leading out were skipped.
+
+    Linked folders are not entered (a link's files inside the folder are reached on their
+    own path), and a linked file counts only when its target lies inside the folder.
+    """
+    inside = folder.resolve()
+    files: list[Path] = []
+    skipped = 0
+    for root, _, names in os.walk(folder, followlinks=False):
+        for name in names:
+            path = Path(root) / name
+            if not _is_corpus_file(folder, path):
+                continue
+            if path.is_symlink():
+                target = path.resolve()
+                if not target.is_relative_to(inside) or not target.is_file():
+                    skipped += 1
+                    continue
+            elif not path.is_file():
+                continue
+            files.append(path)
+    return sorted(files, key=lambda p: p.relative_to(folder).as_posix()), skipped
+
+
+def links_leaving(folder: Path) -> int:
+    """How many linked corpus files of the folder lead out of it (or nowhere) and are skipped."""
+    return _folder_files(Path(folder))[1] if Path(folder).is_dir() else 0
+
+
+def _read_folder(folder: Path) -> list[SourcePassage]:
+    files, _ = _folder_files(folder)
     if not files:
         raise CorpusFormatError(f"{folder}: no .txt or .md files found")
-    return [SourcePassage(title=p.stem.strip(), text=_read_text(p).strip()) for p in files]
+    return [SourcePassage(title=p.stem.strip(), text=_read_lenient(p).strip()) for p in files]

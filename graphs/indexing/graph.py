@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
@@ -183,12 +184,20 @@ class IndexNodes:
             todo[i : i + PASSAGE_EMBEDDING_CHUNK]
             for i in range(0, len(todo), PASSAGE_EMBEDDING_CHUNK)
         ]
+        progress = get_stream_writer()  # `grasp index` shows the vectors stored so far
+        stored = [0]
+
+        def written(chunk: list[tuple[int, str]]) -> None:
+            stored[0] += len(chunk)
+            progress({"event": "passage_vectors", "stored": stored[0], "total": len(todo)})
+
         await embed_and_write(
             chunks,
             lambda chunk: services.embedder.embed([t for _, t in chunk]),
             lambda chunk, vectors: set_passage_embeddings(
                 services.engine, [i for i, _ in chunk], vectors
             ),
+            written,
         )
         return {"counters": {"passages_embedded": len(todo)}}
 
