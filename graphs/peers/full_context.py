@@ -22,6 +22,7 @@ from langgraph.types import Checkpointer
 from graphs.models.local_model import LocalLlamaChatModel
 from graphs.models.providers import is_local
 from graphs.models.roles import AGENT_MAX_TOKENS
+from graphs.peers.cite import reply_update
 from graphs.peers.context import PeerContext, at_least
 from graphs.peers.retrieve_answer import PeerGraph
 from graphs.peers.state import PeerInput, PeerState
@@ -118,7 +119,7 @@ def build_full_context_graph(
         update: dict[str, Any] = {"passages": [p.id for p in passages]}
         refusal = too_long(estimated_tokens(prompt), window, svc.llm.model_name)
         if refusal:
-            update["error"] = refusal
+            update |= {"error": refusal, **reply_update("", [])}  # no answer, said so
         return update
 
     async def answer(state: PeerState, runtime: Runtime[FullContextContext]) -> dict[str, Any]:
@@ -128,7 +129,7 @@ def build_full_context_graph(
         except LlmCallError as exc:
             if OVERFLOW_MARKER not in str(exc):
                 raise  # not the window: the run stops and can be resumed
-            return {"final_answer": "", "error": " ".join(str(exc).split())}
+            return {"final_answer": "", "error": " ".join(str(exc).split()), **reply_update("", [])}
 
     graph = StateGraph(PeerState, context_schema=FullContextContext, input_schema=PeerInput)
     graph.add_node("start", steps.start)

@@ -40,6 +40,7 @@ def build_no_context_graph(
         update: dict[str, Any] = {
             "final_answer": outcome.answer,
             "tokens": tally("answer", outcome.results),
+            **await steps.reply(state, runtime, outcome.answer),  # no passages: no sources
         }
         if outcome.error:
             update["error"] = outcome.error

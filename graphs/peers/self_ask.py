@@ -123,7 +123,7 @@ class SelfAskNodes:
         }
 
     async def answer(self, state: SelfAskState, runtime: Runtime[SelfAskContext]) -> dict[str, Any]:
-        """The final answer from the findings."""
+        """The final answer from the findings, each finding cited as a hop."""
         _, services = await self.wiring.resolve(runtime)
         outcome = await answer_from_findings(
             services.llm,
@@ -131,9 +131,11 @@ class SelfAskNodes:
             findings=state.get("notes", []),
             tag=call_tag("answer", state),
         )
+        hops = [(resolved(state, i), a) for i, a in enumerate(state.get("sub_answers", []))]
         update: dict[str, Any] = {
             "final_answer": outcome.answer,
             "tokens": tally("answer", outcome.results),
+            **await PeerSteps(self.wiring).reply(state, runtime, outcome.answer, hops),
         }
         if outcome.error:
             update["error"] = outcome.error

@@ -1,22 +1,26 @@
 """State every peer graph shares; a peer adds its own fields by subclassing PeerState.
 
-The final state of every peer has `question`, `final_answer` and `tokens` exactly as GRASP's, so
-one runner reads them all; `passages` are the ids of the passages the answer step was shown.
+The final state of every peer has `question`, `final_answer`, `citations`, `messages` and `tokens`
+exactly as GRASP's, so one runner reads them all; `passages` are the ids of the passages the answer
+step was shown.
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
-from graphs.agent.state import TokenTally, add_tokens
+from graphs.agent.state import Citation, TokenTally, add_tokens
 
 
-class PeerInput(TypedDict):
-    """What a run is asked."""
+class PeerInput(TypedDict, total=False):
+    """What a run is asked: a `question`, or `messages` whose last (a human one) is the question."""
 
     question: str
+    messages: list[AnyMessage]
 
 
 class PeerState(TypedDict, total=False):
@@ -29,8 +33,12 @@ class PeerState(TypedDict, total=False):
     #: Reasoning the answer step is shown beside them (CoT sentences, sub-answers).
     notes: list[str]
     final_answer: str
+    #: The answer's sources, picked from the passages shown (see graphs/peers/cite.py).
+    citations: list[Citation]
     tokens: Annotated[TokenTally, add_tokens]
     error: str | None
+    #: The thread's questions and answers as chat messages (a peer answers each one afresh).
+    messages: Annotated[list[AnyMessage], add_messages]
 
 
 def merged(seen: list[int], new: list[int]) -> list[int]:

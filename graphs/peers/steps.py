@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
+from graphs.agent.chat_messages import turn_question
 from graphs.agent.state import TokenTally, tally
+from graphs.peers.cite import peer_citations, reply_update
 from graphs.peers.context import PeerContext
 from graphs.peers.state import PeerState
 from graphs.runtime.services import Services
@@ -61,7 +63,7 @@ class PeerSteps(Generic[C]):
     async def start(self, state: PeerState, runtime: Runtime[C]) -> dict[str, Any]:
         """Check the question and corpus, and clear what an earlier run on the thread left."""
         context, services = await self.wiring.resolve(runtime)
-        question = state["question"].strip()
+        question, asked = turn_question(state)
         if not question:
             raise ValueError("the question is empty")
         corpus = None
@@ -74,9 +76,11 @@ class PeerSteps(Generic[C]):
             "passages": [],
             "notes": [],
             "final_answer": "",
+            "citations": [],
             "error": None,
             # A new question on a used thread starts from scratch: the reducer would add.
             "tokens": Overwrite(empty_tally()),
+            "messages": asked,
         }
 
     async def retrieve(
@@ -103,7 +107,19 @@ class PeerSteps(Generic[C]):
         update: dict[str, Any] = {
             "final_answer": outcome.answer,
             "tokens": tally("answer", outcome.results),
+            **await self.reply(state, runtime, outcome.answer),
         }
         if outcome.error:
             update["error"] = outcome.error
         return update
+
+    async def reply(
+        self,
+        state: PeerState,
+        runtime: Runtime[C],
+        answer: str,
+        hops: Sequence[tuple[str, str]] = (),
+    ) -> dict[str, Any]:
+        """The answer's citations and its AI message, for the answer step's update."""
+        _, services = await self.wiring.resolve(runtime)
+        return reply_update(answer, await peer_citations(services, state, answer, hops))
