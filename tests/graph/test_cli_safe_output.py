@@ -224,3 +224,27 @@ async def test_the_index_graph_reads_no_file(engine: Engine, database_url: str) 
     assert [row[:3] for row in snapshot(engine, "c")["passages"]] == [
         ("A", "Oslo is cold.", "done")
     ]
+
+
+async def test_the_graphs_check_the_served_user_themselves(
+    engine: Engine, database_url: str
+) -> None:
+    """Behind the server's request check, the graphs refuse by the run's user too."""
+    from graphs.models.scripted_model import ScriptedChatModel
+    from graphs.runtime.wiring import CorpusNotAllowed, NotAnAdmin
+    from tests.graph.test_index_graph import services as index_services
+
+    graph = build_index_graph(index_services(engine, database_url, ScriptedChatModel(rules=[])))
+    given = {"corpus": "films", "passages": [{"title": "A", "text": "Oslo is cold."}]}
+
+    def as_user(admin: bool) -> Any:
+        user = {"identity": "bob", "admin": admin, "corpora": ["papers"]}
+        return {"configurable": {"langgraph_auth_user": user}}
+
+    synthetic = IndexContext(extractor="synthetic")
+    with pytest.raises(NotAnAdmin, match="indexing is for admins on this server"):
+        await graph.ainvoke(given, as_user(False), context=synthetic)
+    with pytest.raises(CorpusNotAllowed, match="corpus 'films' is not open to user 'bob'"):
+        await graph.ainvoke(given, as_user(True), context=synthetic)
+    summary = await graph.ainvoke({**given, "corpus": "papers"}, as_user(True), context=synthetic)
+    assert summary["summary"]["passages_done"] == 1
