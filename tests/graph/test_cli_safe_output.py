@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.runnables import RunnableConfig
 from sqlalchemy import Engine, text
 
 from graphs.agent.context import GraspContext
@@ -17,6 +18,7 @@ from graphs.cli.index_progress import IndexProgress
 from graphs.cli.main import main
 from graphs.indexing.context import IndexContext
 from graphs.indexing.graph import build_index_graph
+from graphs.indexing.state import IndexInput
 from graphs.runtime.checkpoints import open_checkpointer
 from graphs.runtime.users import token_digest
 from store.corpora import InvalidCorpusName, corpus_id, ensure_corpus
@@ -235,9 +237,10 @@ async def test_the_graphs_check_the_served_user_themselves(
     from tests.graph.test_index_graph import services as index_services
 
     graph = build_index_graph(index_services(engine, database_url, ScriptedChatModel(rules=[])))
-    given = {"corpus": "films", "passages": [{"title": "A", "text": "Oslo is cold."}]}
+    passages = [{"title": "A", "text": "Oslo is cold."}]
+    given: IndexInput = {"corpus": "films", "passages": passages}
 
-    def as_user(admin: bool) -> Any:
+    def as_user(admin: bool) -> RunnableConfig:
         user = {"identity": "bob", "admin": admin, "corpora": ["papers"]}
         return {"configurable": {"langgraph_auth_user": user}}
 
@@ -246,5 +249,6 @@ async def test_the_graphs_check_the_served_user_themselves(
         await graph.ainvoke(given, as_user(False), context=synthetic)
     with pytest.raises(CorpusNotAllowed, match="corpus 'films' is not open to user 'bob'"):
         await graph.ainvoke(given, as_user(True), context=synthetic)
-    summary = await graph.ainvoke({**given, "corpus": "papers"}, as_user(True), context=synthetic)
+    papers: IndexInput = {"corpus": "papers", "passages": passages}
+    summary = await graph.ainvoke(papers, as_user(True), context=synthetic)
     assert summary["summary"]["passages_done"] == 1
