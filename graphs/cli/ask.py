@@ -31,6 +31,7 @@ from graphs.cli.ask_input import (
 from graphs.cli.ask_progress import LivePrinter
 from graphs.cli.ask_report import plan_lines
 from graphs.cli.ask_resume import resume_command, resume_plan
+from graphs.cli.run_stream import drive
 from graphs.peers.registry import DEFAULT_METHOD, METHODS, build_method_graph, method_context
 from graphs.runtime.checkpoints import (
     last_run,
@@ -76,6 +77,11 @@ def register(sub: Any) -> None:
         action="store_true",
         help="print only the thread, the plan and the result, not each node as it finishes",
     )
+    ask.add_argument(
+        "--review",
+        action="store_true",
+        help="GRASP: pause after the planner to accept, edit (in $EDITOR) or comment on the plan",
+    )
     ask.add_argument("--max-iterations", type=int, help="GRASP: search rounds per sub-agent")
     ask.add_argument("--planner", choices=["on", "off"], help="GRASP only")
     ask.add_argument("--entity-selection", choices=["llm", "off"], help="GRASP only")
@@ -103,6 +109,8 @@ async def run_ask(args: argparse.Namespace) -> int:
     # Bad input is refused before the thread line: nothing ran, so there is nothing to resume.
     check_question(args.question)
     settings = overrides_of(args)
+    if getattr(args, "review", False):
+        settings["review_plan"] = True  # a GRASP setting: a peer's context refuses it
     method = getattr(args, "method", DEFAULT_METHOD)
     if method == DEFAULT_METHOD:
         make_context(args.corpus, **settings)  # bad settings fail before any work
@@ -134,20 +142,9 @@ async def run_ask(args: argparse.Namespace) -> int:
                     say(line)
         printer = LivePrinter(stream=not args.quiet)
         started = time.monotonic()
+        run_input = None if kind == "resume" else {"question": args.question}
         try:
-            async for namespace, event in graph.astream(
-                None if kind == "resume" else {"question": args.question},
-                config,
-                context=make_context(args.corpus, **settings),
-                # "tasks" rather than "updates": a sub-agent's updates stream only its output
-                # channels, while a task's result holds all it wrote (search statement, …).
-                stream_mode="tasks",
-                subgraphs=True,
-                # Each step is saved before the next starts, so a kill loses at most the
-                # calls in flight.
-                durability="sync",
-            ):
-                printer.on_task(namespace, event)
+            await drive(graph, run_input, config, make_context(args.corpus, **settings), printer)
         except Exception as exc:  # the run stops; what finished is saved
             return stopped(exc, args)
         values = await report(graph, thread, time.monotonic() - started)

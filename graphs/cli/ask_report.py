@@ -62,6 +62,12 @@ def summarize(node: str, write: Any, names: dict[int, str] | None = None) -> str
         return (
             f"{count} sub-question{'' if count == 1 else 's'}: {short(write.get('plan', ''), 80)}"
         )
+    if node == "review_plan":
+        log = write.get("plan_review") or []
+        if not log:
+            return "waiting for a reviewer"
+        last = log[-1]
+        return str(last["action"]) + (f": {short(last['note'], 90)}" if last["note"] else "")
     if node == "schedule":
         return write.get("error") or "scheduled the next step"
     if node == "sub_agent":

@@ -22,6 +22,7 @@ from store.engine import is_disk_full, redact
 COMMAND_MODULES = (
     "graphs.cli.index",
     "graphs.cli.ask",
+    "graphs.cli.fork",
     "graphs.cli.chat",
     "evals.bench.commands",
     "graphs.cli.db",

@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from langgraph.pregel import Pregel
 from langgraph.types import StateSnapshot
 
-from graphs.runtime.checkpoints import checkpoint_id
+from graphs.runtime.checkpoints import checkpoint_id, read_all_steps
 
 #: Checkpoint metadata key of a fork's record: {"at", "from", "set", "question", "reused"}.
 FORK_KEY = "grasp_fork"
@@ -141,6 +142,15 @@ def changes(fork: dict[str, Any] | None) -> list[str]:
     return said or ["nothing: the same settings"]
 
 
+def fork_note(before: StateSnapshot | None, here: StateSnapshot) -> str | None:
+    """'── fork at sq2 from here: k_passages=3' where a branch's own checkpoints begin, else None."""
+    record: Any = dict(here.metadata or {}).get(FORK_KEY)
+    if not record or (before is not None and dict(before.metadata or {}).get(FORK_KEY) == record):
+        return None
+    fork = json.loads(record) if isinstance(record, str) else dict(record)
+    return f"── fork at {fork.get('at', '?')} from here: {'; '.join(changes(fork))}"
+
+
 def branches_of(checkpoints: list[Checkpoint]) -> list[Branch]:
     """The branches of the newest checkpoint's turn: the original run first, then each fork."""
     if not checkpoints:
@@ -171,6 +181,12 @@ def branches_of(checkpoints: list[Checkpoint]) -> list[Branch]:
             )
         )
     return sorted(found, key=lambda b: b.fork is not None)  # stable: forks in creation order
+
+
+async def thread_branches(graph: Pregel[Any, Any, Any, Any], thread: str) -> list[Branch]:
+    """The branches of the thread's latest turn, read from the graph's checkpointer."""
+    snapshots = await read_all_steps(graph, thread)
+    return branches_of([Checkpoint.of_snapshot(s) for s in snapshots])
 
 
 def tokens_phrase(counts: Mapping[str, int]) -> str:

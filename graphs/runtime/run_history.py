@@ -27,6 +27,7 @@ from graphs.cli.ask_report import (
     tokens_text,
 )
 from graphs.peers.registry import DEFAULT_METHOD, build_method_graph
+from graphs.runtime.branches import branch_lines, fork_note, thread_branches
 from graphs.runtime.checkpoints import (
     last_run,
     latest_threads,
@@ -156,6 +157,8 @@ async def run_show(args: argparse.Namespace) -> int:
         for i, snapshot in enumerate(steps):
             if i in turn_of:
                 say(f"turn {turn_of[i]}: {short(str(input_question(snapshot)), 100)}")
+            if note := fork_note(steps[i - 1] if i else None, snapshot):
+                say(note)
             after = steps[i + 1].values.get("tokens") if i + 1 < len(steps) else None
             step = step_of(snapshot) + 1
             for task in snapshot.tasks:
@@ -171,6 +174,8 @@ async def run_show(args: argparse.Namespace) -> int:
                     await show_sub_agent(graph, args.thread, task.id)
         for line in conversation_lines(steps[-1].values):
             say(line)
+        for line in branch_lines(await thread_branches(graph, args.thread)):
+            say(line)  # a forked run: its branches side by side
         say(f"status: {status_of(steps[-1])}")
     return 0
 

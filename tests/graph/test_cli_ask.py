@@ -54,8 +54,10 @@ def test_ask_then_runs_and_show(
         "  1. Who directed Blue Harbor?",
         "  2. Where was #1 born?  (needs #1)",
     ]
-    assert "  [sq2 · select_entities] entities chosen: Tomas Reyd" in out
-    assert "[synthesize] answer: Lisbon" in out
+    # A line of a node that called the model ends with the run's running total.
+    selected = "  [sq2 · select_entities] entities chosen: Tomas Reyd"
+    assert f"{selected}  | so far 1390/144 tokens, 8 calls" in out
+    assert "[synthesize] answer: Lisbon  | so far 1770/181 tokens, 10 calls" in out
     sq2 = out.index("sub-agent sq2: Where was Tomas Reyd born?")
     assert out[sq2 : sq2 + 10] == [
         "sub-agent sq2: Where was Tomas Reyd born?",
