@@ -95,3 +95,5 @@ class Answer:
     passages: tuple[int, ...] = ()
     #: PRISM's kept evidence set, when the method keeps one.
     kept: tuple[int, ...] | None = None
+    #: Per node: calls, tokens and the input by prompt part (evals.token_anatomy).
+    anatomy: dict[str, dict[str, int]] = field(default_factory=dict)

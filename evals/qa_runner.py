@@ -15,6 +15,7 @@ from evals.judge import judge_answer
 from evals.metrics import exact_match, token_f1
 from evals.qa_run import Answer, QaItem, QaRun, RunOutcome
 from evals.results import JsonlAppender, check_settings, read_jsonl
+from evals.token_anatomy import anatomy_of
 from graphs.cli.ask_input import run_config
 from graphs.peers.registry import METHODS as REGISTRY
 from graphs.peers.registry import AnyGraph, build_method_graph
@@ -47,6 +48,7 @@ def answer_of(state: Mapping[str, Any]) -> Answer:
         note=state.get("error"),
         passages=tuple(int(p) for p in state.get("passages") or ()),
         kept=None if kept is None else tuple(int(p) for p in kept),
+        anatomy=anatomy_of(tokens.get("records") or ()),
     )
 
 
@@ -112,6 +114,7 @@ async def solve(
         "index_wall_s": round(index_wall, 3),
         "thread_id": thread,
         "passages": list(answer.passages),
+        "anatomy": answer.anatomy,
         "note": answer.note,
         "settings": run.settings(),
     }

@@ -21,6 +21,8 @@ from evals.summary import (
     summarise_causes,
     summarise_kept,
 )
+from evals.token_anatomy import anatomy_rows, mean_anatomy
+from nodes.llm.prompt_parts import PARTS
 
 REPORT_FILE = "report.md"
 ACCURACY_PLOT = "accuracy_vs_tokens.png"
@@ -36,6 +38,7 @@ class Report:
     causes: dict[str, CauseSummary] = field(default_factory=dict)
     kept: dict[str, KeptSummary] = field(default_factory=dict)
     recall: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    anatomy: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
 
 
@@ -160,6 +163,15 @@ def markdown(report: Report, title: str) -> str:
             "solved (lower is better); n/a where p_i was not estimated.",
             "",
         ]
+    if report.anatomy:
+        header = ["method", "node", "calls/q", "in/q", "out/q", *(f"{p}/q" for p in PARTS)]
+        rows = [row for m, means in report.anatomy.items() for row in anatomy_rows(m, means)]
+        lines += ["## Token anatomy", "", *_table(header, rows), ""]
+        lines += [
+            "Per question, by node: its calls and tokens, the input split by prompt part "
+            "(instructions, evidence, history, question; shared out by characters).",
+            "",
+        ]
     if report.causes:
         lines += ["## Failure causes", "", *cause_table(report.causes), ""]
         lines += [
@@ -206,6 +218,7 @@ def write_report(directory: Path, p_model: str | None = None, plots: bool = True
         causes=cause_summaries(records),
         kept=kept_summaries(records),
         recall=retrieval_summaries(directory),
+        anatomy={m: a for m, lines in records.items() if (a := mean_anatomy(lines))},
     )
     if plots:
         from evals import plots as charts
@@ -231,4 +244,5 @@ def report_payload(report: Report) -> dict[str, Any]:
         "causes": {m: c.as_json() for m, c in report.causes.items()},
         "kept": {m: k.as_json() for m, k in report.kept.items()},
         "recall": report.recall,
+        "anatomy": report.anatomy,
     }

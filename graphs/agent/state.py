@@ -8,7 +8,7 @@ that makes them, and kept in state as they come. TypedDicts come from typing_ext
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NotRequired
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -39,6 +39,8 @@ class CallUsage(TypedDict):
     output: int
     cached: bool
     latency_s: float
+    #: Input tokens by prompt part (instructions, evidence, history, question).
+    parts: NotRequired[dict[str, int]]
 
 
 class NodeUsage(TypedDict):
@@ -103,6 +105,7 @@ def tally(
             output=r.output_tokens,
             cached=r.cached,
             latency_s=round(r.latency_s, 3),
+            parts=dict(r.parts),
         )
         for r in results
     ]

@@ -8,7 +8,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -16,6 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import Runnable
 from sqlalchemy import Engine
 
+from nodes.llm.prompt_parts import prompt_chars, token_split
 from nodes.llm.provider_errors import error_usage, is_transient
 from nodes.llm.reply import (
     LlmResult,
@@ -166,6 +167,7 @@ class LlmClient:
             result = LlmResult(cached.text, cached.input_tokens, cached.output_tokens, 0.0, True)
         else:
             result = await self._call_with_retries(messages, enforced, tag)
+        result = replace(result, parts=token_split(prompt_chars(messages), result.input_tokens))
         try:
             parsed = parse_reply(result.text, schema)
             if validate is not None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -25,6 +25,8 @@ class LlmResult:
     output_tokens: int
     latency_s: float
     cached: bool
+    #: The input tokens by prompt part (nodes.llm.prompt_parts); empty where unknown.
+    parts: Mapping[str, int] = field(default_factory=dict)
 
 
 class MalformedOutput(ValueError):

@@ -102,6 +102,15 @@ async def test_grasp_run_scores_judges_bills_and_resumes(
         2002,
     )
     assert (chain["indexing_tokens"], chain["total_tokens"]) == (500.0, 2451.0)
+    # Its anatomy bills every call to a node, and every input token to one prompt part.
+    anatomy = chain["anatomy"]
+    assert sum(row["calls"] for row in anatomy.values()) == 10
+    assert sum(row["input"] for row in anatomy.values()) == 1770
+    assert sum(row["output"] for row in anatomy.values()) == 181
+    for row in anatomy.values():
+        parts = row["instructions"] + row["evidence"] + row["history"] + row["question"]
+        assert parts == row["input"]
+    assert anatomy["evaluate"]["evidence"] > 0 and anatomy["plan"]["evidence"] == 0
     assert chain["thread_id"] == "eval:grasp:films:2hop__chain"
     # The line's thread is checkpointed: it opens in `grasp show` and in Studio.
     snapshot = await thread_state(svc, database_url, chain["thread_id"])
@@ -317,6 +326,12 @@ async def test_dense_and_closed_book_baselines(
     assert "| dense | 2 | 1 (50%) | 0 (0%) | 0 (0%) | 1 (50%) | 0 (0%) | 0 (0%) | 1.000 |" in table
     assert list(report.causes) == ["dense"]
     assert [p.name for p in report.files] == ["report.md", "accuracy_vs_tokens.png"]
+    # Token anatomy: dense's one answer call a question, its 405 tokens split by part.
+    row = re.search(r"\| dense \| answer \| 1\.0 \| ([\d |]+)\|", table)
+    assert row is not None and "## Token anatomy" in table
+    tokens_in, tokens_out, instructions, evidence, history, question = map(int, row[1].split("|"))
+    assert tokens_in + tokens_out == 405 and history == 0 and evidence > question > 0
+    assert instructions + evidence + history + question == tokens_in
 
 
 ALL_FOUND = {"n": 2.0, "2": 1.0, "5": 1.0, "10": 1.0}
