@@ -25,4 +25,11 @@ if ! python -c "import llama_cpp" 2>/dev/null; then
   CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF" \
     python -m pip install -q --no-cache-dir "llama-cpp-python==0.3.36"
 fi
+
+echo "== the JS SDK client test's packages (tests/js, pinned by its package-lock.json) =="
+if command -v npm >/dev/null; then
+  (cd tests/js && npm ci --no-audit --no-fund --loglevel=error)
+else
+  echo "npm not found: tests/graph/test_js_client.py will be skipped"
+fi
 echo "install done"

@@ -118,7 +118,9 @@ def describe(event: str, data: Any) -> tuple[str, str]:
     name = event.split("|")[0]
     if name == "messages":
         chunk, metadata = data
-        return f"token:{metadata.get('langgraph_node')}", json.dumps(chunk.get("content", ""))
+        # Token chunks of the model's calls, or a whole message a node wrote (the answer).
+        kind = "token" if chunk.get("type") == "AIMessageChunk" else "message"
+        return f"{kind}:{metadata.get('langgraph_node')}", json.dumps(chunk.get("content", ""))
     if name == "custom":
         return "custom", json.dumps(data)
     if name == "updates":
