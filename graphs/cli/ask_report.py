@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphs.cli.sources import markers, source_lines
 from nodes.agent.plan_dag import substitute
 
 MAX_LIST = 6
@@ -190,9 +191,11 @@ def summary_lines(values: dict[str, Any], wall_s: float | None, wall_note: str =
     tokens = values.get("tokens", {})
     records = tokens.get("records", [])
     cached = sum(1 for r in records if r.get("cached"))
+    citations = values.get("citations")
     lines = [
-        f"answer: {values.get('final_answer') or '(none)'}",
+        f"answer: {values.get('final_answer') or '(none)'}{markers(citations or [])}",
         f"justification: {values.get('justification') or '(none)'}",
+        *source_lines(citations),
     ]
     if values.get("error"):
         lines.append(f"error: {values['error']}")

@@ -11,6 +11,8 @@ from sqlalchemy import Engine, func, select, text
 
 from graphs.cli.main import main
 from graphs.runtime.checkpoints import CHECKPOINT_TABLES, open_checkpointer
+from store.corpora import corpus_id
+from store.corpus_reads import corpus_passages
 from store.engine import alembic_config, transaction
 from store.ledger_models import LlmCall
 from tests.fixtures.films import PAPER_VOTE_ARGS, build_corpus, chain_rules
@@ -71,10 +73,16 @@ def test_ask_then_runs_and_show(
         "    decision: DONE → Lisbon",
         "  cost: 820/81 tokens, 5 calls",
     ]
-    summary = out[out.index("answer: Lisbon") :]
-    assert summary[:9] == [
-        "answer: Lisbon",
+    summary = out[out.index("answer: Lisbon [1] [2]") :]
+    ids = {p.title: p.id for p in corpus_passages(engine, corpus_id(engine, "films"))}
+    assert summary[:14] == [
+        "answer: Lisbon [1] [2]",
         "justification: Tomas Reyd directed Blue Harbor and was born in Lisbon.",
+        "sources:",
+        f"  [1] Blue Harbor (passage {ids['Blue Harbor']}, hop 1, round 1)",
+        "      “Blue Harbor was directed by Tomas Reyd.”",
+        f"  [2] Tomas Reyd (passage {ids['Tomas Reyd']}, hop 2, round 2)",
+        "      “Tomas Reyd was born in Lisbon in 1950.”",
         "tokens: 1770 in / 181 out",
         "  evaluate: 600 in / 75 out, 3 calls",
         "  plan: 300 in / 40 out, 1 call",
@@ -83,15 +91,15 @@ def test_ask_then_runs_and_show(
         "  synthesize: 180 in / 12 out, 1 call",
         "LLM calls: 10 (0 from cache)",
     ]
-    assert summary[9].startswith("wall time: ")
-    assert summary[10] == f"see the run: grasp view {thread} --open"
+    assert summary[14].startswith("wall time: ")
+    assert summary[15] == f"see the run: grasp view {thread} --open"
     assert calls(engine, thread) == 10
 
     # Asked again on the same thread: the stored result, and not one more model call.
     assert main(["ask", QUESTION, "--corpus", "films", "--thread", thread, *PAPER_VOTE_ARGS]) == 0
     again = capsys.readouterr().out.splitlines()
     assert again[1] == "this thread has already answered the question; no model is called"
-    assert "answer: Lisbon" in again and "LLM calls: 10 (0 from cache)" in again
+    assert "answer: Lisbon [1] [2]" in again and "LLM calls: 10 (0 from cache)" in again
     assert calls(engine, thread) == 10
 
     # Another question on the thread is refused before anything runs.

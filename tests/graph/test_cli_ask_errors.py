@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -130,10 +131,11 @@ def test_progress_shows_by_default_and_quiet_hides_it(
     out = [line.split("  | so far ")[0] for line in capsys.readouterr().out.splitlines()]
     assert "  [sq1 · select_entities] entities chosen: Blue Harbor" in out
     assert "[synthesize] answer: Lisbon" in out
-    assert out.index("[synthesize] answer: Lisbon") < out.index("answer: Lisbon")
+    assert out.index("[synthesize] answer: Lisbon") < out.index("answer: Lisbon [1] [2]")
 
     assert main([*command, "--quiet", "--thread", f"quiet-{uuid.uuid4().hex[:8]}"]) == 0
     quiet = capsys.readouterr().out.splitlines()
     assert "  2. Where was #1 born?  (needs #1)" in quiet  # the plan still shows
-    assert not any(line.startswith(("[", "  [")) for line in quiet)
-    assert "answer: Lisbon" in quiet
+    # No node's line ("[plan] …", "  [sq1 · search] …"); the numbered sources ("  [1] …") stay.
+    assert not any(re.match(r" {0,2}\[[a-z]", line) for line in quiet)
+    assert "answer: Lisbon [1] [2]" in quiet and "  [1] Blue Harbor" in " ".join(quiet)

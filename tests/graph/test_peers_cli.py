@@ -18,6 +18,8 @@ from sqlalchemy import Engine, select
 from graphs.cli.main import main
 from graphs.models.scripted_model import ScriptedReply
 from graphs.runtime.run_history import describe
+from store.corpora import corpus_id
+from store.corpus_reads import corpus_passages
 from store.engine import transaction
 from store.ledger_models import LlmCall
 from tests.fixtures.films import build_corpus
@@ -93,15 +95,21 @@ def test_ask_a_peer_then_runs_and_show(
         "[ask_next] Where was Tomas Reyd born? → Lisbon",
     ]
     summary = out[out.index("[answer] answer: Lisbon") + 1 :]
-    assert summary[:6] == [
-        "answer: Lisbon",
+    ids = {p.title: p.id for p in corpus_passages(engine, corpus_id(engine, "films"))}
+    assert summary[:11] == [
+        "answer: Lisbon [1] [2]",
+        "sources:",  # each sub-answer cited from the passages Self-Ask read
+        f"  [1] Blue Harbor (passage {ids['Blue Harbor']}, hop 1)",
+        "      “Blue Harbor was directed by Tomas Reyd.”",
+        f"  [2] Tomas Reyd (passage {ids['Tomas Reyd']}, hop 2)",
+        "      “Tomas Reyd was born in Lisbon in 1950.”",
         "tokens: 1000 in / 36 out",
         "  answer: 90 in / 4 out, 1 call",
         "  ask_next: 800 in / 12 out, 2 calls",
         "  decompose: 110 in / 20 out, 1 call",
         "LLM calls: 4 (0 from cache)",
     ]
-    assert summary[6].startswith("wall time: ")
+    assert summary[11].startswith("wall time: ")
     assert set(ledger(engine, thread)) == ALL_CALLS
 
     # Again on the thread: the stored answer, no call; the thread keeps its settings.
@@ -109,7 +117,7 @@ def test_ask_a_peer_then_runs_and_show(
     again = capsys.readouterr().out.splitlines()
     assert again[1] == "note: the thread keeps its original settings {'k': 2}"
     assert again[2] == "this thread has already answered the question; no model is called"
-    assert "answer: Lisbon" in again and "LLM calls: 4 (0 from cache)" in again
+    assert "answer: Lisbon [1] [2]" in again and "LLM calls: 4 (0 from cache)" in again
     assert sum(ledger(engine, thread).values()) == 4
 
     # The thread is bound to its method; GRASP flags are refused for a peer.
@@ -171,7 +179,7 @@ def test_a_killed_peer_run_resumes_without_repeating_finished_calls(
     out = finished.stdout.splitlines()
     assert out[0] == f"thread: {thread}"
     assert "resuming at step 4 (next: ask_next)" in out
-    assert "answer: Lisbon" in out
+    assert "answer: Lisbon [1] [2]" in out
     # The tally in the checkpoints spans both processes.
     assert "tokens: 1000 in / 36 out" in out and "LLM calls: 4 (0 from cache)" in out
     calls = ledger(engine, thread)
