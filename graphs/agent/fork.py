@@ -108,7 +108,9 @@ def _at_hop(turn: list[Checkpoint], k: int, question: str | None) -> ForkPlan:
     steps = turn[-1].values.get("sub_questions", [])
     if k not in {sq["index"] for sq in steps}:
         raise ForkRefused(f"the plan has no sub-question {k} (it has {len(steps)})")
-    i = next((n for n, c in enumerate(turn) if c.next == ("schedule",) and k in _ready(c)), None)
+    # The last such checkpoint: on a branch forked at this hop before, its siblings are answered.
+    found = [n for n, c in enumerate(turn) if c.next == ("schedule",) and k in _ready(c)]
+    i = found[-1] if found else None
     if i is None:
         raise ForkRefused(f"sub-question {k} never became ready in this run; fork at the plan")
     checkpoint = turn[i]

@@ -32,6 +32,9 @@ CHECKPOINT_TABLES = frozenset(
 # Databases whose checkpoint tables this process has already created or checked.
 _set_up: set[str] = set()
 
+#: How LangGraph marks the first checkpoint of a branch: written by update_state, or a replay.
+FORK_SOURCES = ("update", "fork")
+
 #: Checkpoint metadata key holding one id per invocation of a run, so a resumption is visible.
 ATTEMPT_KEY = "grasp_attempt"
 
@@ -113,11 +116,14 @@ def on_branch(newest_first: list[StateSnapshot], leaf: str | None = None) -> lis
 
     A fork (`grasp fork`, Studio, update_state) starts a branch beside the checkpoints it grew
     from; following parents from the leaf keeps one branch. Without forks this is every checkpoint.
+    The checkpoint a fork grew from keeps the tasks another branch ran after it: here it has none.
     """
     by_id = {checkpoint_id(s.config): s for s in newest_first}
     current = by_id.get(leaf) if leaf else (newest_first[0] if newest_first else None)
     chain: list[StateSnapshot] = []
     while current is not None:
+        if chain and (chain[-1].metadata or {}).get("source") in FORK_SOURCES:
+            current = current._replace(tasks=())
         chain.append(current)
         current = by_id.get(checkpoint_id(current.parent_config))
     return chain[::-1]

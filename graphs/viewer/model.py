@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphs.runtime.branches import Branch
+
 
 @dataclass(frozen=True)
 class CallView:
@@ -180,6 +182,7 @@ class RunView:
     turns: list[TurnView] = field(default_factory=list)
     wall_s: float | None = None
     values: dict[str, Any] = field(default_factory=dict)
+    branches: list[Branch] = field(default_factory=list)  # the turn's, when it was forked
 
     @property
     def plan_edges(self) -> list[tuple[int, int]]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from graphs.viewer.html_page import page, table
 from graphs.viewer.model import AgentView, RoundView, RunView, StepView
+from graphs.viewer.steering_page import branches_html, review_html
 from graphs.viewer.svg import calls_svg, plan_svg
 
 CANDIDATES_SHOWN = 12
@@ -233,9 +234,11 @@ def render_run(view: RunView) -> str:
     """The whole page of one run."""
     body = (
         header(view)
+        + branches_html(view.branches)
         + conversation(view)
         + incidents(view)
         + plan(view)
+        + review_html(view.values)
         + (
             "<h2>Sub-agents</h2>" + "".join(agent_html(a) for a in view.agents)
             if view.agents
@@ -258,5 +261,6 @@ def render_run(view: RunView) -> str:
         "incidents": len(view.incidents),
         "turn": view.turn,
         "turns": len(view.turns),
+        "branches": len(view.branches),
     }
     return page(f"{view.graph} run {view.thread}", body, attributes)

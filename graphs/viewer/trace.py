@@ -16,7 +16,8 @@ from typing import Any
 from langgraph.pregel import Pregel
 from langgraph.types import StateSnapshot
 
-from graphs.runtime.checkpoints import ATTEMPT_KEY, read_steps
+from graphs.runtime.branches import Checkpoint, branches_of
+from graphs.runtime.checkpoints import ATTEMPT_KEY, on_branch, read_all_steps
 from graphs.runtime.run_history import run_span, status_of, step_of
 from graphs.viewer.model import AgentView, CallView, Incident, PlanNode, RunView, TurnView
 from graphs.viewer.rounds import fold_round
@@ -32,7 +33,7 @@ NOT_SETTINGS = frozenset(
 )
 
 
-#: A thread's steps, oldest first, by checkpoint namespace ("" for the parent graph).
+#: A thread's steps, every branch's, oldest first, by checkpoint namespace ("" the parent graph).
 StepLoader = Callable[[str], Awaitable[list[StateSnapshot]]]
 
 
@@ -200,7 +201,7 @@ def checkpoint_loader(graph: Pregel[Any, Any, Any, Any], thread: str) -> StepLoa
     """Steps read from the graph's checkpointer (our database: CLI, eval and dev-server runs)."""
 
     async def load(namespace: str) -> list[StateSnapshot]:
-        return await read_steps(graph, thread, namespace)
+        return (await read_all_steps(graph, thread, namespace))[::-1]
 
     return load
 
@@ -239,6 +240,8 @@ async def build_run_view(
     every = await load("")
     if not every:
         raise NoSuchThread(f"no checkpoints for thread {thread}")
+    branches = branches_of([Checkpoint.of_snapshot(s) for s in every])
+    every = on_branch(every[::-1])  # the latest branch: a fork's steps without the original's
     runs = runs_of(every)
     if turn is not None and not 1 <= turn <= len(runs):
         raise NoSuchThread(f"thread {thread} has {len(runs)} turn(s); there is no turn {turn}")
@@ -264,6 +267,7 @@ async def build_run_view(
         turns=[turn_view(n, r) for n, r in enumerate(runs, start=1)],
         wall_s=run_span(run),
         values=values,
+        branches=branches,
     )
     if "sub_questions" in values:
         grasp_parts(view, subs)
