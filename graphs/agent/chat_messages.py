@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, HumanMessage
 from langchain_core.messages.content import Citation as CitationAnnotation
 
 from nodes.citations.attribution import Citation
@@ -93,3 +93,23 @@ def answer_message(answer: str, citations: Sequence[Citation]) -> AIMessage:
     annotations = [citation_annotation(n, c, len(text)) for n, c in enumerate(citations, 1)]
     block: dict[str, Any] = {"type": "text", "text": text, "annotations": annotations}
     return AIMessage(content=[block], response_metadata={"output_version": "v1"})
+
+
+def given_question(given: Mapping[str, Any]) -> str:
+    """The question a run's input asked: its `question`, else its last message's text.
+
+    Reads an input as a checkpoint keeps it, where a message may still be the client's dict
+    (`{"role": "user", "content": …}`).
+    """
+    if given.get("question"):
+        return str(given["question"])
+    messages = given.get("messages") or []
+    if not messages:
+        return ""
+    last = messages[-1]
+    if isinstance(last, BaseMessage):
+        return last.text
+    content = last.get("content", "") if isinstance(last, Mapping) else last
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, Mapping))
+    return str(content)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from graphs.agent.chat_messages import given_question
 from graphs.cli.sources import markers, source_lines
 from nodes.agent.plan_dag import substitute
 
@@ -57,7 +58,7 @@ def summarize(node: str, write: Any, names: dict[int, str] | None = None) -> str
         return ""
     names = names or {}
     if node == "__start__":
-        return f"question: {short(write.get('question', ''))}"
+        return f"question: {short(given_question(write))}"
     if node == "plan":
         count = len(write.get("sub_questions", []))
         return (

@@ -16,15 +16,18 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, TextIO, cast
 
+from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 from rich.markup import escape
 
+from graphs.agent.chat_messages import turn_question
 from graphs.agent.context import GraspContext
 from graphs.agent.graph import GraspGraph, build_grasp_graph
 from graphs.agent.state import GraspInput
 from graphs.api import make_context
 from graphs.cli.ask_input import check_corpus, run_config, set_items
 from graphs.cli.ask_report import short, tokens_text
+from graphs.cli.sources import markers, source_lines
 from graphs.peers.registry import DEFAULT_METHOD
 from graphs.runtime.checkpoints import open_checkpointer
 from graphs.runtime.run_history import METHOD_KEY, Refused, say
@@ -87,7 +90,7 @@ class AnswerPrinter:
         elif name == "answer_restart":
             self.restart()
         elif name == "answer":
-            self.final(event["answer"], event.get("justification", ""))
+            self.final(event["answer"], event.get("justification", ""), event.get("citations"))
 
     def delta(self, text: str) -> None:
         """The answer's next words (an "answer_delta" event)."""
@@ -103,17 +106,25 @@ class AnswerPrinter:
             write("\n")
             self.shown = None
 
-    def final(self, answer: str, justification: str) -> None:
-        """Close the streamed line; print the answer whole if what streamed differs from it."""
+    def final(
+        self, answer: str, justification: str, citations: list[dict[str, Any]] | None = None
+    ) -> None:
+        """End the answer line with its sources' marks, then say why and list the sources.
+
+        The answer is printed whole when what streamed differs from it.
+        """
+        marks = markers(citations or [])
         if self.shown is None:
-            say(f"answer: {answer}")
+            say(f"answer: {answer}{marks}")
         elif self.shown.strip() != answer:
             write("\n")
-            say(f"answer: {answer}")
+            say(f"answer: {answer}{marks}")
         else:
-            write("\n")
+            write(f"{marks}\n")
         if justification:
             say(f"why: {justification}")
+        for line in source_lines(citations):
+            say(line)
 
 
 def write(text: str) -> None:
@@ -152,7 +163,7 @@ class Conversation:
             say(f"[{n}] grasp: {turn['answer']}")
         # Tasks left (`next` alone misses a step that finished but was not checkpointed yet).
         if snapshot.next or snapshot.tasks:
-            question = snapshot.values.get("question", "?")
+            question = turn_question(snapshot.values)[0] or "?"
             say(f"the last turn was interrupted; finishing it: {question}")
             await self.run(None, question)
 
@@ -213,7 +224,7 @@ async def run_chat(args: argparse.Namespace, lines: TextIO) -> int:
                 if not interactive:  # echoed, so a piped session reads as a conversation
                     say(f"you> {text}")
                 try:
-                    await chat.run(GraspInput(question=text), text)
+                    await chat.run(GraspInput(messages=[HumanMessage(text)]), text)
                 except Exception as exc:  # the turn stops; its finished steps are saved
                     stopped(exc, args.corpus, chat.thread)
                     return 1

@@ -16,6 +16,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import StateSnapshot
 from rich.markup import escape
 
+from graphs.agent.chat_messages import given_question
 from graphs.agent.graph import GraspGraph
 from graphs.cli.ask_report import (
     AgentTrace,
@@ -184,7 +185,7 @@ def input_question(snapshot: StateSnapshot) -> str:
     """The question an input checkpoint started a run with."""
     for task in snapshot.tasks:
         if task.name == "__start__" and isinstance(task.result, dict):
-            return str(task.result.get("question", "?"))
+            return given_question(task.result) or "?"
     return "?"
 
 

@@ -17,6 +17,8 @@ from graphs.cli.main import main
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
 from graphs.runtime.checkpoints import last_run, read_steps
 from nodes.agent.plan import history_block
+from store.corpora import corpus_id
+from store.corpus_reads import corpus_passages
 from tests.fixtures.films import (
     PAPER_VOTE,
     PAPER_VOTE_ARGS,
@@ -229,9 +231,13 @@ def chat(monkeypatch: pytest.MonkeyPatch, typed: str, *args: str) -> int:
 
 
 def test_grasp_chat_two_turns_then_resume_and_show(
-    chat_env: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    chat_env: None,
+    engine: Engine,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     thread = f"chat-{uuid.uuid4().hex[:8]}"
+    ids = {p.title: p.id for p in corpus_passages(engine, corpus_id(engine, "films"))}
     assert (
         chat(monkeypatch, f"{FIRST}\n\n{FOLLOW_UP}\n/quit\nnever asked\n", "--thread", thread) == 0
     )
@@ -242,18 +248,24 @@ def test_grasp_chat_two_turns_then_resume_and_show(
         f"hop 1 of 1: {FIRST}",
         out[3],  # "  reading N passages": the count is the retrieval's
         "  → Tomas Reyd",
-        "answer: Tomas Reyd",
+        "answer: Tomas Reyd [1]",
         "why: He directed it.",
+        "sources:",
+        f"  [1] Blue Harbor (passage {ids['Blue Harbor']}, hop 1, round 1)",
+        "      “Blue Harbor was directed by Tomas Reyd.”",
         "tokens: this turn 950/100 tokens, 5 calls; conversation 950/100 tokens, 5 calls",
         f"you> {FOLLOW_UP}",
         "hop 1 of 1: Where was Tomas Reyd born?",
-        out[10],
+        out[13],
         "  → Lisbon",
-        "answer: Lisbon",
+        "answer: Lisbon [1]",
         "why: Tomas Reyd was born in Lisbon.",
+        "sources:",
+        f"  [1] Tomas Reyd (passage {ids['Tomas Reyd']}, hop 1, round 1)",
+        "      “Tomas Reyd was born in Lisbon in 1950.”",
         "tokens: this turn 950/100 tokens, 5 calls; conversation 1900/200 tokens, 10 calls",
     ]
-    for reading in (out[3], out[10]):
+    for reading in (out[3], out[13]):
         assert re.fullmatch(r"  reading (1 passage|[02-9]\d* passages)", reading)
 
     assert chat(monkeypatch, "/help\n/new\n", "--thread", thread) == 0
@@ -307,7 +319,7 @@ def test_grasp_chat_finishes_an_interrupted_turn_on_resume(
 
     assert chat(monkeypatch, f"{FIRST}\n{FOLLOW_UP}\nnever asked\n", "--thread", thread) == 1
     captured = capsys.readouterr()
-    assert "answer: Tomas Reyd" in captured.out and "answer: Lisbon" not in captured.out
+    assert "answer: Tomas Reyd [1]" in captured.out and "answer: Lisbon" not in captured.out
     err = " ".join(captured.err.split())
     assert "the turn stopped: LlmCallError:" in err and "the model went away" in err
     assert err.endswith(f"continue it with: grasp chat --corpus films --thread {thread}")
@@ -322,7 +334,10 @@ def test_grasp_chat_finishes_an_interrupted_turn_on_resume(
     ]
     # It went on from its checkpoint: only the synthesis was left to do.
     assert out[4:] == [
-        "answer: Lisbon",
+        "answer: Lisbon [1]",
         "why: Tomas Reyd was born in Lisbon.",
+        "sources:",
+        out[7],  # "  [1] Tomas Reyd (passage …, hop 1, round 1)"
+        "      “Tomas Reyd was born in Lisbon in 1950.”",
         "tokens: this turn 950/100 tokens, 5 calls; conversation 1900/200 tokens, 10 calls",
     ]
