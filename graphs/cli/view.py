@@ -10,14 +10,17 @@ import webbrowser
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import Engine
+
 from graphs.runtime.checkpoints import open_checkpointer
 from graphs.runtime.services import resolve_database_url
 from graphs.runtime.settings import Settings
 from graphs.viewer.locate import graph_for_thread
-from graphs.viewer.model import LedgerSummary
+from graphs.viewer.model import LedgerSummary, RunView
 from graphs.viewer.run_page import render_run
 from graphs.viewer.server import server_source
 from graphs.viewer.trace import NoSuchThread, build_run_view, checkpoint_loader
+from store.citation_reads import cited_texts
 from store.engine import make_engine
 from store.ledger_reads import LedgerCall, run_calls
 
@@ -91,9 +94,20 @@ async def run_page_html(database_url: str, thread: str, turn: int | None = None)
     engine = make_engine(database_url, pool_size=1)
     try:
         view.ledger = ledger_summary(await asyncio.to_thread(run_calls, engine, thread))
+        view.cited_passages = await asyncio.to_thread(cited_passage_texts, engine, view)
     finally:
         engine.dispose()
     return render_run(view)
+
+
+def cited_passage_texts(engine: Engine, view: RunView) -> dict[int, str]:
+    """The texts of the passages the run's answer cites, so its page can highlight in them."""
+    corpus = view.values.get("corpus_id")
+    ids = sorted({int(c["passage_id"]) for c in view.citations or []})
+    if not ids or not isinstance(corpus, int):
+        return {}
+    passages, _ = cited_texts(engine, corpus, ids)
+    return {pid: p.text for pid, p in passages.items()}
 
 
 def write(path: Path, html: str) -> Path:

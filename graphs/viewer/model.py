@@ -182,6 +182,10 @@ class RunView:
     turns: list[TurnView] = field(default_factory=list)
     wall_s: float | None = None
     values: dict[str, Any] = field(default_factory=dict)
+    #: The answer's citations (None: the run has no answer yet, or predates citations).
+    citations: list[dict[str, Any]] | None = None
+    #: The cited passages' texts by id, where the page could read them.
+    cited_passages: dict[int, str] = field(default_factory=dict)
     branches: list[Branch] = field(default_factory=list)  # the turn's, when it was forked
 
     @property

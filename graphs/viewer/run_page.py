@@ -7,6 +7,7 @@ from typing import Any
 
 from graphs.viewer.html_page import page, table
 from graphs.viewer.model import AgentView, RoundView, RunView, StepView
+from graphs.viewer.sources import marks_html, sources_html
 from graphs.viewer.steering_page import branches_html, review_html
 from graphs.viewer.svg import calls_svg, plan_svg
 
@@ -24,13 +25,14 @@ def header(view: RunView) -> str:
         else ""
     )
     answer = escape(view.answer) if view.answer else '<span class="muted">(none yet)</span>'
+    marks = marks_html(view.citations or [])
     why = f'<p class="muted">{escape(view.justification)}</p>' if view.justification else ""
     return (
         f"<h1>{escape(view.question) or escape(view.graph + ' run')}</h1>"
         f"<p>thread <code>{escape(view.thread)}</code> · graph <b>{escape(view.graph)}</b> · "
         f'<span class="badge {escape(view.status)}" id="status">{escape(view.status)}</span>'
         f"{earlier}</p>"
-        f'<p class="answer" id="answer">{answer}</p>{why}'
+        f'<p class="answer"><span id="answer">{answer}</span>{marks}</p>{why}'
         f'<p id="totals">tokens (from the run state): <b>{tally.get("input_tokens", 0):,}</b> in / '
         f"<b>{tally.get('output_tokens', 0):,}</b> out, {tally.get('calls', 0)} LLM calls · "
         f"wall time {wall}</p>"
@@ -234,6 +236,7 @@ def render_run(view: RunView) -> str:
     """The whole page of one run."""
     body = (
         header(view)
+        + sources_html(view.citations, view.cited_passages)
         + branches_html(view.branches)
         + conversation(view)
         + incidents(view)

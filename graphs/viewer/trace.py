@@ -268,6 +268,7 @@ async def build_run_view(
         wall_s=run_span(run),
         values=values,
         branches=branches,
+        citations=values.get("citations") if values.get("final_answer") else None,
     )
     if "sub_questions" in values:
         grasp_parts(view, subs)
