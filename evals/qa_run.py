@@ -95,5 +95,7 @@ class Answer:
     passages: tuple[int, ...] = ()
     #: PRISM's kept evidence set, when the method keeps one.
     kept: tuple[int, ...] | None = None
+    #: The answer's citations as the run's state holds them (nodes/citations).
+    citations: tuple[dict[str, Any], ...] = ()
     #: Per node: calls, tokens and the input by prompt part (evals.token_anatomy).
     anatomy: dict[str, dict[str, int]] = field(default_factory=dict)

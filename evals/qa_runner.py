@@ -11,6 +11,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from evals.attribution_facts import attribute, kept_facts
+from evals.citation_metrics import citation_facts
 from evals.judge import judge_answer
 from evals.metrics import exact_match, token_f1
 from evals.qa_run import Answer, QaItem, QaRun, RunOutcome
@@ -49,6 +50,7 @@ def answer_of(state: Mapping[str, Any]) -> Answer:
         passages=tuple(int(p) for p in state.get("passages") or ()),
         kept=None if kept is None else tuple(int(p) for p in kept),
         anatomy=anatomy_of(tokens.get("records") or ()),
+        citations=tuple(dict(c) for c in state.get("citations") or ()),
     )
 
 
@@ -114,6 +116,7 @@ async def solve(
         "index_wall_s": round(index_wall, 3),
         "thread_id": thread,
         "passages": list(answer.passages),
+        "citations": list(answer.citations),
         "anatomy": answer.anatomy,
         "note": answer.note,
         "settings": run.settings(),
@@ -123,6 +126,10 @@ async def solve(
     )
     if answer.kept is not None:
         record["kept"] = await kept_facts(run, item, answer.kept)
+    gold = [step.passage_id for step in item.gold if step.passage_id is not None]
+    record["citation"] = citation_facts(
+        answer.prediction, record["em"] == 1.0, answer.citations, gold
+    )
     if judge is not None:
         # The judge's tokens are kept apart: they are the evaluation's cost, not the system's.
         verdicts = await judge_answer(

@@ -8,6 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evals.citation_metrics import (
+    CITATION_HEADER,
+    CITATION_NOTE,
+    CitationSummary,
+    citation_row,
+    summarise_citations,
+)
 from evals.closed_book import cache_path
 from evals.results import RETRIEVAL_DIR, read_jsonl
 from evals.retrieval_eval import KS, mean_recalls
@@ -39,6 +46,7 @@ class Report:
     kept: dict[str, KeptSummary] = field(default_factory=dict)
     recall: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     anatomy: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    citations: dict[str, CitationSummary] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
 
 
@@ -163,6 +171,9 @@ def markdown(report: Report, title: str) -> str:
             "solved (lower is better); n/a where p_i was not estimated.",
             "",
         ]
+    if report.citations:
+        rows = [citation_row(m, c) for m, c in report.citations.items()]
+        lines += ["## Citations", "", *_table(CITATION_HEADER, rows), "", CITATION_NOTE, ""]
     if report.anatomy:
         header = ["method", "node", "calls/q", "in/q", "out/q", *(f"{p}/q" for p in PARTS)]
         rows = [row for m, means in report.anatomy.items() for row in anatomy_rows(m, means)]
@@ -219,6 +230,7 @@ def write_report(directory: Path, p_model: str | None = None, plots: bool = True
         kept=kept_summaries(records),
         recall=retrieval_summaries(directory),
         anatomy={m: a for m, lines in records.items() if (a := mean_anatomy(lines))},
+        citations={m: c for m, lines in records.items() if (c := summarise_citations(lines))},
     )
     if plots:
         from evals import plots as charts
@@ -245,4 +257,5 @@ def report_payload(report: Report) -> dict[str, Any]:
         "kept": {m: k.as_json() for m, k in report.kept.items()},
         "recall": report.recall,
         "anatomy": report.anatomy,
+        "citations": {m: c.as_json() for m, c in report.citations.items()},
     }

@@ -112,6 +112,14 @@ async def test_grasp_run_scores_judges_bills_and_resumes(
         assert parts == row["input"]
     assert anatomy["evaluate"]["evidence"] > 0 and anatomy["plan"]["evidence"] == 0
     assert chain["thread_id"] == "eval:grasp:films:2hop__chain"
+    # Its citations, each hop's sentence, scored against the question's gold passages.
+    assert [(c["title"], c["hop"], c["verified"]) for c in chain["citations"]] == [
+        ("Blue Harbor", 1, True),
+        ("Tomas Reyd", 2, True),
+    ]
+    cited = chain["citation"]
+    assert (cited["precision"], cited["recall"], cited["answer_supported"]) == (1.0, 1.0, True)
+    assert cited["cited"] == cited["gold"] == [c["passage_id"] for c in chain["citations"]]
     # The line's thread is checkpointed: it opens in `grasp show` and in Studio.
     snapshot = await thread_state(svc, database_url, chain["thread_id"])
     assert (snapshot.values["final_answer"], snapshot.next) == ("Lisbon", ())
