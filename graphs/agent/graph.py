@@ -226,10 +226,10 @@ class ParentNodes:
         emit("synthesizing", hops=len(chain))
         deltas = AnswerDeltas(stream_writer())
         answer, why, results = await final_answer(services, state, context, chain, deltas)
+        tokens = report_tokens(tally("synthesize", results), before=state.get("tokens"))
         deltas.finish(answer)
         citations = await turn_citations(services, state, answer)
         emit("answer", answer=answer, justification=why, citations=citations)
-        tokens = report_tokens(tally("synthesize", results), before=state.get("tokens"))
         this_turn = add_usage(usage_of(state.get("tokens")), usage_of(tokens))
         earlier = [t["tokens"] for t in state.get("turns", [])]
         return {
