@@ -7,21 +7,44 @@ turn 2's "he" was resolved from turn 1.
 """
 
 import json
+import re
 import shutil
 import subprocess
 import time
+import uuid
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
 
-from tests.fixtures.dev_server import REPO, dev_server
+from tests.fixtures.dev_server import dev_server
 from tests.fixtures.films import PAPER_VOTE, build_corpus
 from tests.graph.test_conversation import FIRST, FOLLOW_UP, conversation_rules
 
+REPO = Path(__file__).resolve().parents[2]
 JS = REPO / "tests" / "js"
 NODE = shutil.which("node")
 CONTEXT = {"corpus": "films", **PAPER_VOTE}
+
+
+def run_docs_example(node: str, url: str) -> str:
+    """docs/chat.md's JS SDK example, run against the test server (URL and context replaced)."""
+    docs = (REPO / "docs" / "chat.md").read_text(encoding="utf-8")
+    (source,) = [b for b in re.findall(r"```js\n(.*?)```", docs, re.DOTALL) if "Client(" in b]
+    assert '"http://127.0.0.1:2024"' in source and 'context: { corpus: "films" }' in source
+    source = source.replace('"http://127.0.0.1:2024"', json.dumps(url))
+    source = source.replace('context: { corpus: "films" }', f"context: {json.dumps(CONTEXT)}")
+    # Beside the SDK it imports (an ES module finds packages from where it lies).
+    script = JS / f"docs-example-{uuid.uuid4().hex[:8]}.mjs"
+    script.write_text(source, encoding="utf-8")
+    try:
+        done = subprocess.run(
+            [node, script.name], cwd=JS, capture_output=True, text=True, timeout=60, check=False
+        )
+    finally:
+        script.unlink()
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
 
 
 def cited(annotation: dict[str, object]) -> tuple[object, ...]:
@@ -36,16 +59,16 @@ def cited(annotation: dict[str, object]) -> tuple[object, ...]:
     )
 
 
-def test_a_two_turn_chat_from_the_official_js_sdk(
+async def test_a_two_turn_chat_from_the_official_js_sdk(
     engine: Engine, database_url: str, tmp_path: Path
 ) -> None:
     if NODE is None:
         pytest.skip("node is not installed (Node 20 runs the JS SDK client)")
     if not (JS / "node_modules" / "@langchain" / "langgraph-sdk").is_dir():
         pytest.skip("the JS SDK is not installed: run `npm ci` in tests/js (.ci/run does)")
-    rules = [r.model_dump() for r in conversation_rules(build_corpus(engine))]
+    rules = conversation_rules(build_corpus(engine))
 
-    with dev_server(database_url, rules, tmp_path, GRASP_ALLOWED_CORPORA="films") as url:
+    async with dev_server(rules, database_url, tmp_path) as url:
         started = time.monotonic()
         done = subprocess.run(
             [NODE, "chat.mjs", url, json.dumps(CONTEXT), FIRST, FOLLOW_UP],
@@ -56,6 +79,7 @@ def test_a_two_turn_chat_from_the_official_js_sdk(
             check=False,
         )
         print(f"the JS client's two turns took {time.monotonic() - started:.1f} s")  # -s shows it
+        printed = run_docs_example(NODE, url)
     assert done.returncode == 0, done.stderr[-3000:]
     report = json.loads(done.stdout)
     first, second = report["turns"]
@@ -82,6 +106,12 @@ def test_a_two_turn_chat_from_the_official_js_sdk(
     ]
     end = len("Lisbon")
     assert [(a["start_index"], a["end_index"]) for a in second["reply_annotations"]] == [(0, end)]
+
+    # docs/chat.md's JS example, run as printed there: each answer with its numbered sources.
+    assert printed.splitlines() == [
+        "Tomas Reyd [ '[1] Blue Harbor' ]",
+        "Lisbon [ '[1] Tomas Reyd' ]",
+    ]
 
     # The thread is its messages.
     assert report["messages"] == [
