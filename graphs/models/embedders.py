@@ -1,13 +1,19 @@
-"""Embedders by name: local all-MiniLM-L6-v2 (offline default), gemini-embedding-001, hashing."""
+"""Embedders by name: local all-MiniLM-L6-v2 (offline default), gemini-embedding-001, hashing.
+
+MiniLM takes a variant after `@`: `local:all-MiniLM-L6-v2@onnx` or `@onnx-int8` (ONNX Runtime,
+graphs/models/minilm.py); none, or `@torch`, is the PyTorch model.
+"""
 
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import numpy as np
 
 from graphs.models.endpoints import UNUSED_KEY
-from graphs.models.minilm import MINILM_NAME, MiniLmEmbedder
+from graphs.models.minilm import MINILM_NAME, MINILM_VARIANTS, MiniLmEmbedder
+from graphs.models.onnx_export import OnnxModelMissing
 from nodes.embedding import Embedder, HashingEmbedder, Vectors, normalise_rows
 from store.models import EMBEDDING_DIM
 
@@ -44,15 +50,39 @@ class GeminiEmbedder:
         return normalise_rows(np.asarray(self._client.embed_documents(texts), dtype=np.float32))
 
 
+def minilm_variant(spec: str) -> str | None:
+    """The MiniLM variant `spec` names (`torch` when it names none), or None for another model."""
+    model, _, variant = spec.partition("@")
+    if model not in {"local", MINILM_NAME, MINILM_NAME.removeprefix("local:")}:
+        return None
+    if variant == "":
+        return "torch"
+    if variant not in MINILM_VARIANTS:
+        raise EmbedderConfigError(
+            f"unknown MiniLM variant {variant!r} in {spec!r}: use "
+            + ", ".join(f"{MINILM_NAME}@{v}" for v in MINILM_VARIANTS)
+        )
+    return variant
+
+
 def make_embedder(
-    spec: str, api_key: str | None = None, *, gemini_base_url: str | None = None
+    spec: str,
+    api_key: str | None = None,
+    *,
+    gemini_base_url: str | None = None,
+    model_dir: Path | None = None,
 ) -> Embedder:
     """Build the embedder named by `spec` (see README 'Configuration').
 
-    `gemini_base_url` sends Gemini requests to a proxy or self-hosted endpoint (docs/providers.md).
+    `gemini_base_url` sends Gemini requests to a proxy or self-hosted endpoint (docs/providers.md);
+    `model_dir` (GRASP_MODEL_DIR) is searched for MiniLM's ONNX files after the weights' folder.
     """
-    if spec in {"local", MINILM_NAME, MINILM_NAME.removeprefix("local:")}:
-        return _cached_minilm()
+    variant = minilm_variant(spec)
+    if variant is not None:
+        try:
+            return _cached_minilm(variant, model_dir)
+        except OnnxModelMissing as exc:
+            raise EmbedderConfigError(str(exc)) from None
     if spec.startswith("gemini:"):
         if not api_key and not gemini_base_url:
             raise EmbedderConfigError(f"{spec} needs GOOGLE_API_KEY (or GOOGLE_GEMINI_BASE_URL)")
@@ -60,10 +90,10 @@ def make_embedder(
     if spec == "hash" or spec.startswith("hash:"):
         return HashingEmbedder(EMBEDDING_DIM)
     raise EmbedderConfigError(
-        f"unknown embedder {spec!r}: use {MINILM_NAME}, {GEMINI_EMBEDDER} or hash"
+        f"unknown embedder {spec!r}: use {MINILM_NAME}[@onnx|@onnx-int8], {GEMINI_EMBEDDER} or hash"
     )
 
 
 @functools.cache
-def _cached_minilm() -> MiniLmEmbedder:
-    return MiniLmEmbedder()
+def _cached_minilm(variant: str, model_dir: Path | None) -> MiniLmEmbedder:
+    return MiniLmEmbedder(variant=variant, model_dir=model_dir)

@@ -6,6 +6,11 @@ and the other spins at the barrier: on two cores, 4,000 propositions took 2.6× 
 busy process. Two single-thread streams, each encoding its own slice of the texts with its own copy
 of the model, do not wait for each other: 1.5× beside the same busy process, and 8 % faster alone
 (11.1 s against 12.1 s). The vectors are the same.
+
+Variants: `torch` (sentence-transformers, fp32) and, from files exported at install time
+(graphs/models/onnx_export.py), `onnx` (fp32) and `onnx-int8` (dynamically quantised) on ONNX
+Runtime, each stream a single-thread session. A variant is part of the embedder's name, which a
+corpus records, so vectors of one variant are never compared with another's.
 """
 
 from __future__ import annotations
@@ -14,19 +19,35 @@ import os
 import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 
 from graphs.models.cores import usable_cores
+from graphs.models.onnx_export import find_onnx_model, weights_dir
+from graphs.models.onnx_minilm import OnnxMiniLm
 from nodes.embedding import Vectors
 
 #: The offline default embedder's name (also its spec).
 MINILM_NAME = "local:all-MiniLM-L6-v2"
+#: The variants, by the suffix their names carry (`torch` carries none: the name corpora have).
+MINILM_VARIANTS = ("torch", "onnx", "onnx-int8")
 #: At most this many streams; on more cores each stream gets a team of cores // streams threads.
 MAX_STREAMS = 4
 #: Texts per slice handed to a stream: a few encoder batches, so streams stay evenly loaded.
 SLICE = 256
+
+
+def minilm_name(variant: str) -> str:
+    """The embedder name a corpus records for `variant`."""
+    return MINILM_NAME if variant == "torch" else f"{MINILM_NAME}@{variant}"
+
+
+class _Copy(Protocol):
+    """One model copy: used by one thread at a time."""
+
+    def encode(self, texts: list[str], batch_size: int) -> Vectors: ...
 
 
 class MiniLmEmbedder:
@@ -40,17 +61,29 @@ class MiniLmEmbedder:
     is used by one thread at a time, because the tokenizer is not safe to share across threads.
     """
 
-    def __init__(self, batch_size: int = 64, streams: int | None = None) -> None:
-        self.name = MINILM_NAME
+    def __init__(
+        self,
+        batch_size: int = 64,
+        streams: int | None = None,
+        variant: str = "torch",
+        model_dir: Path | None = None,
+    ) -> None:
+        if variant not in MINILM_VARIANTS:
+            raise ValueError(f"unknown MiniLM variant {variant!r}: use one of {MINILM_VARIANTS}")
+        self.name = minilm_name(variant)
+        self.variant = variant
         self.dim = 384
         self.cpu_bound = True
         self.batch_size = batch_size
         cores = usable_cores()
         self.streams = max(1, streams or min(cores, MAX_STREAMS))
-        _set_torch_threads(max(1, cores // self.streams))
-        self._direct = _load_minilm()
+        self._threads = max(1, cores // self.streams)
+        self._model_dir = model_dir
+        if variant == "torch":
+            _set_torch_threads(self._threads)
+        self._direct = self._load()
         self._direct_lock = threading.Lock()
-        self._stream_copies: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._stream_copies: queue.SimpleQueue[_Copy] = queue.SimpleQueue()
         self._copies = 1
         self._grow_lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
@@ -73,24 +106,37 @@ class MiniLmEmbedder:
         finally:
             self._stream_copies.put(model)
 
-    def _encode_with(self, model: Any, texts: list[str]) -> Vectors:
-        vectors = model.encode(
-            texts,
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(vectors, dtype=np.float32)
+    def _encode_with(self, model: _Copy, texts: list[str]) -> Vectors:
+        return model.encode(texts, self.batch_size)
+
+    def _load(self) -> _Copy:
+        if self.variant == "torch":
+            return _TorchCopy()
+        model_file = find_onnx_model(self.variant, self._model_dir)
+        return OnnxMiniLm(model_file, weights_dir() / "tokenizer.json", self._threads)
 
     def _streams(self) -> ThreadPoolExecutor:
         """The stream pool, loading its model copies the first time."""
         with self._grow_lock:
             if self._pool is None:
                 for _ in range(self.streams):
-                    self._stream_copies.put(_load_minilm())
+                    self._stream_copies.put(self._load())
                     self._copies += 1
                 self._pool = ThreadPoolExecutor(self.streams, thread_name_prefix="minilm")
             return self._pool
+
+
+class _TorchCopy:
+    """sentence-transformers' fp32 PyTorch model."""
+
+    def __init__(self) -> None:
+        self._model = _load_minilm()
+
+    def encode(self, texts: list[str], batch_size: int) -> Vectors:
+        vectors = self._model.encode(
+            texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False
+        )
+        return np.asarray(vectors, dtype=np.float32)
 
 
 def _set_torch_threads(threads: int) -> None:

@@ -83,6 +83,7 @@ def build_services(settings: Settings) -> Services:
             settings.embedder,
             settings.google_api_key,
             gemini_base_url=settings.endpoints.gemini_base_url,
+            model_dir=settings.model_dir,
         ),
     )
 

@@ -1,0 +1,54 @@
+"""One copy of MiniLM on ONNX Runtime: a tokenizer and a session, used by one thread at a time.
+
+The exported graph (graphs/models/onnx_export.py) pools and normalises itself, so encoding is
+tokenise → run → rows. Texts are encoded in batches of similar length, as sentence-transformers
+does, so little of a batch is padding; rows come back in the order given.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from nodes.embedding import Vectors
+
+#: MiniLM's sentence-transformers limit: longer texts are truncated to this many tokens.
+MAX_TOKENS = 256
+
+
+class OnnxMiniLm:
+    """A session with `threads` intra-op threads and its own tokenizer (not shareable)."""
+
+    def __init__(self, model_file: Path, tokenizer_file: Path, threads: int = 1) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.log_severity_level = 3  # the int8 file's shape-inference notices are expected
+        self._session = ort.InferenceSession(
+            str(model_file), options, providers=["CPUExecutionProvider"]
+        )
+        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._tokenizer.enable_padding()  # to the longest text of each batch
+        self.dim = int(self._session.get_outputs()[0].shape[-1])
+
+    def encode(self, texts: list[str], batch_size: int) -> Vectors:
+        """One normalised row per text, in the order given."""
+        rows = np.zeros((len(texts), self.dim), dtype=np.float32)
+        by_length = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(texts), batch_size):
+            picked = by_length[start : start + batch_size]
+            rows[picked] = self._run([texts[i] for i in picked])
+        return rows
+
+    def _run(self, texts: list[str]) -> Vectors:
+        encoded = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        return np.asarray(self._session.run(None, feed)[0], dtype=np.float32)

@@ -1,0 +1,73 @@
+"""A corpus records its MiniLM variant in its embedder name: another variant's vectors are refused,
+both when indexing into it and when asking it; another spelling of the same variant is not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from graphs.cli.main import main
+from graphs.models.embedders import minilm_variant
+from graphs.models.minilm import minilm_name
+from graphs.models.onnx_export import OnnxModelMissing, find_onnx_model
+from store.corpora import corpus_embedder, ensure_corpus
+from store.engine import StoreError
+
+
+def recorded_name(spec: str) -> str:
+    """The name a corpus indexed under GRASP_EMBEDDER=`spec` records."""
+    variant = minilm_variant(spec)
+    assert variant is not None
+    return minilm_name(variant)
+
+
+def test_a_corpus_of_one_variant_refuses_another(engine: Engine) -> None:
+    made = ensure_corpus(engine, "int8-made", recorded_name("local:all-MiniLM-L6-v2@onnx-int8"))
+    assert corpus_embedder(engine, made) == "local:all-MiniLM-L6-v2@onnx-int8"
+    # The same variant, spelt otherwise, is the same corpus.
+    assert ensure_corpus(engine, "int8-made", recorded_name("all-MiniLM-L6-v2@onnx-int8")) == made
+    for other in ("local:all-MiniLM-L6-v2", "local@onnx", "local:all-MiniLM-L6-v2@torch"):
+        with pytest.raises(StoreError) as refused:
+            ensure_corpus(engine, "int8-made", recorded_name(other))
+        assert str(refused.value) == (
+            "corpus 'int8-made' was indexed with embedder 'local:all-MiniLM-L6-v2@onnx-int8', "
+            f"not {recorded_name(other)!r}; vectors of different models cannot be compared — "
+            "use another corpus name"
+        )
+    # A corpus made before variants existed keeps the torch model's name, and its questions.
+    torch_made = ensure_corpus(engine, "torch-made", recorded_name("local"))
+    assert corpus_embedder(engine, torch_made) == "local:all-MiniLM-L6-v2"
+
+
+def test_asking_a_corpus_with_another_variant_is_refused(
+    engine: Engine,
+    database_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    try:
+        find_onnx_model("onnx")
+    except OnnxModelMissing as exc:
+        pytest.skip(f"MiniLM@onnx not exported (scripts/install.sh makes it): {exc}")
+    ensure_corpus(engine, "int8-made", recorded_name("local:all-MiniLM-L6-v2@onnx-int8"))
+    script = tmp_path / "rules.json"
+    script.write_text(json.dumps([]))
+    for key, value in {
+        "DATABASE_URL": database_url,
+        "GRASP_CHAT_MODEL": f"scripted:{script}",
+        "GRASP_EMBEDDER": "local:all-MiniLM-L6-v2@onnx",
+        "GRASP_LLM_CACHE": "0",
+        "GRASP_DATA_DIR": str(tmp_path / "data"),
+    }.items():
+        monkeypatch.setenv(key, value)
+    assert main(["ask", "Who directed Blue Harbor?", "--corpus", "int8-made"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        "refused: corpus 'int8-made' was indexed with embedder local:all-MiniLM-L6-v2@onnx-int8, "
+        "but GRASP_EMBEDDER gives local:all-MiniLM-L6-v2@onnx: its vectors cannot be compared; "
+        "set GRASP_EMBEDDER to match"
+    ]
