@@ -1,8 +1,9 @@
 """Citations picked from what an answer was read from, and verified, without a model call.
 
 A claim (a hop's answer, or the final answer) is cited by the sentence, among the texts its
-answering step read, that states it (`states`) and shares the most words with its question;
-that citation is verified. When no sentence states it (a paraphrase, a yes/no answer) the
+answering step read, that states it (`states`) and shares the most words with its question
+(ties: the passage whose title shares more, then the text read first); that citation is
+verified. When no sentence states it (a paraphrase, a yes/no answer) the
 sentence sharing the most words with question + answer is cited, unverified.
 """
 
@@ -62,13 +63,14 @@ def support(claim: Claim) -> Citation | None:
     if normalise(claim.answer) in UNANSWERED:
         return None
     query = f"{claim.question} {claim.answer}"
-    best: tuple[bool, int, int] | None = None
+    best: tuple[bool, int, int, int] | None = None
     chosen: tuple[ReadText, str] | None = None
     order = 0
     for item in claim.read:
+        titled = overlap(query, item.title)
         for sentence in sentences(item.text):
             order -= 1  # earlier texts and sentences win ties
-            key = (states(sentence, claim.answer), overlap(query, sentence), order)
+            key = (states(sentence, claim.answer), overlap(query, sentence), titled, order)
             if best is None or key > best:
                 best, chosen = key, (item, sentence)
     if best is None or chosen is None or not (best[0] or best[1]):

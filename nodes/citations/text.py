@@ -9,6 +9,8 @@ import re
 import unicodedata
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
+# A possessive's "'s", so that "Finland's" states "Finland".
+_POSSESSIVE = re.compile(r"['’]s\b")
 # A sentence ends at . ! or ? followed by space and something a sentence starts with.
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(\[]?[A-Z0-9])")
 # Words that say nothing about which passage holds a fact: left out of overlaps.
@@ -22,11 +24,12 @@ YES_NO = frozenset({"yes", "no"})
 
 
 def normalise(text: str) -> str:
-    """Lower case, accents and punctuation dropped, articles removed, spaces collapsed.
+    """Lower case, accents, possessives and punctuation dropped, articles removed, spaces collapsed.
 
-    SQuAD's answer normalisation, with accents folded too, so "Malmö" is found in "Malmo".
+    SQuAD's answer normalisation, with accents folded ("Malmö" is found in "Malmo") and a
+    possessive's "'s" dropped ("Norway" in "Norway's").
     """
-    folded = unicodedata.normalize("NFKD", text.lower())
+    folded = unicodedata.normalize("NFKD", _POSSESSIVE.sub("", text.lower()))
     kept = "".join(
         ch
         for ch in folded

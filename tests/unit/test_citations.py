@@ -108,3 +108,23 @@ def test_a_yes_no_answer_is_supported_only_by_verified_hops() -> None:
     assert len(cited) == 2 and answer_supported("yes", cited)
     assert not answer_supported("no", [])
     assert not answer_supported("yes", [{**cited[0], "verified": False}])
+
+
+def test_a_possessive_states_its_noun_and_a_matching_title_breaks_ties() -> None:
+    assert states("Signmark competed in Finland's qualifications.", "Finland")
+    # Both sentences state Belgium and share as many words with the question: the passage
+    # whose title names the question's subject is cited (the other was read first).
+    sailor = ReadText(
+        1, "Arnoud van der Biesen", "", "He sailed at the 1920 Summer Olympics in Belgium."
+    )
+    sweden = ReadText(
+        2,
+        "Sweden at the 1920 Summer Olympics",
+        "",
+        "Sweden went to the 1920 Summer Olympics in Belgium.",
+    )
+    claim = Claim(
+        "In which country were the 1920 Summer Olympics held?", "Belgium", (sailor, sweden)
+    )
+    citation = support(claim)
+    assert citation is not None and citation["passage_id"] == 2
