@@ -120,11 +120,17 @@ async def test_progress_events_come_in_order_with_hop_indices(
     assert by_name[("searching", 2, 2)]["query"] == "Tomas Reyd was born in a city."
     assert by_name[("reading", 1, 1)]["passages"] >= 1
     assert by_name[("hop_done", 1, None)]["answer"] == "Tomas Reyd"
-    assert by_name[("answer", None, None)] == {
+    answer = by_name[("answer", None, None)]
+    assert {k: v for k, v in answer.items() if k != "citations"} == {
         "event": "answer",
         "answer": "Lisbon",
         "justification": "Tomas Reyd directed Blue Harbor and was born in Lisbon.",
     }
+    # The answer's sources come with it: each hop's supporting sentence.
+    assert [(c["hop"], c["round"], c["text"]) for c in answer["citations"]] == [
+        (1, 1, "Blue Harbor was directed by Tomas Reyd."),
+        (2, 2, "Tomas Reyd was born in Lisbon in 1950."),
+    ]
 
 
 async def test_answer_tokens_stream_before_the_run_ends(engine: Engine, database_url: str) -> None:
