@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +14,6 @@ from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
     BaseMessage,
-    ChatMessage,
-    HumanMessage,
-    SystemMessage,
 )
 from langchain_core.messages.ai import UsageMetadata
 from langchain_core.output_parsers import JsonOutputParser, PydanticOutputParser
@@ -24,8 +21,8 @@ from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResu
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, Field
 
-from graphs.models.cores import usable_cores
-from graphs.models.gguf_assembly import ModelPartsMissingError
+from graphs.models.llama_loader import SharedLlama, load_shared
+from graphs.models.llama_messages import to_openai_messages
 from graphs.models.roles import GENERATOR_TEMPERATURE
 from graphs.models.thread_stream import iterate_in_thread
 
@@ -34,84 +31,6 @@ from graphs.models.thread_stream import iterate_in_thread
 _TEMPLATE_TOKENS_PER_MESSAGE = 8
 _TEMPLATE_TOKENS_FIXED = 32
 _JSON_OBJECT: dict[str, Any] = {"type": "json_object"}
-# The native build's AMX path crashes at the first inference on these CPUs; pip's wheel cache
-# ignores CMAKE_ARGS, hence --no-cache-dir.
-LLAMA_CPP_PIP_COMMAND = (
-    'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON '
-    '-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF" '
-    "pip install --no-cache-dir llama-cpp-python==0.3.36"
-)
-
-
-class _SharedLlama:
-    """One loaded llama.cpp model and the lock that serialises every call into it."""
-
-    def __init__(self, llama: Any) -> None:
-        self.llama = llama
-        self.lock = threading.Lock()
-
-
-# One model per (file, context size) per process: a second copy would double memory and split cores.
-_LOADED: dict[tuple[str, int], _SharedLlama] = {}
-_LOADED_LOCK = threading.Lock()
-
-
-def _load_shared(*, model_path: str, n_ctx: int, n_threads: int | None, seed: int) -> _SharedLlama:
-    key = (str(Path(model_path).resolve()), n_ctx)
-    with _LOADED_LOCK:
-        shared = _LOADED.get(key)
-        if shared is None:
-            # Imported here so that modules importing this one do not need the compiled runtime.
-            try:
-                from llama_cpp import Llama
-            except ImportError as exc:
-                raise ModelPartsMissingError(
-                    f"llama-cpp-python is not installed; build it with: {LLAMA_CPP_PIP_COMMAND}"
-                ) from exc
-
-            threads = n_threads or usable_cores()
-            llama = Llama(
-                model_path=key[0],
-                n_ctx=n_ctx,
-                n_threads=threads,
-                n_threads_batch=threads,
-                seed=seed,
-                verbose=False,
-            )
-            shared = _LOADED[key] = _SharedLlama(llama)
-        return shared
-
-
-def _content_text(message: BaseMessage) -> str:
-    if isinstance(message.content, str):
-        return message.content
-    parts: list[str] = []
-    for block in message.content:
-        if isinstance(block, str):
-            parts.append(block)
-        elif block.get("type") == "text":
-            parts.append(str(block.get("text", "")))
-        else:
-            raise ValueError(f"local model accepts text only, got a {block.get('type')!r} block")
-    return "".join(parts)
-
-
-def to_openai_messages(messages: Sequence[BaseMessage]) -> list[dict[str, str]]:
-    """Convert LangChain messages to the role/content dicts llama.cpp's chat templates expect."""
-    converted: list[dict[str, str]] = []
-    for message in messages:
-        if isinstance(message, SystemMessage):
-            role = "system"
-        elif isinstance(message, HumanMessage):
-            role = "user"
-        elif isinstance(message, AIMessage):
-            role = "assistant"
-        elif isinstance(message, ChatMessage) and message.role in {"system", "user", "assistant"}:
-            role = message.role
-        else:
-            raise ValueError(f"local model cannot send a {message.type!r} message")
-        converted.append({"role": role, "content": _content_text(message)})
-    return converted
 
 
 class LocalLlamaChatModel(BaseChatModel):
@@ -147,8 +66,8 @@ class LocalLlamaChatModel(BaseChatModel):
             "json_mode": self.json_mode,
         }
 
-    def _shared(self) -> _SharedLlama:
-        return _load_shared(
+    def _shared(self) -> SharedLlama:
+        return load_shared(
             model_path=self.model_path, n_ctx=self.n_ctx, n_threads=self.n_threads, seed=self.seed
         )
 
