@@ -40,7 +40,12 @@ class VariantResult:
 
     variant: str
     texts_per_s: list[float] = field(default_factory=list)
+    #: Texts per CPU-second of this process (all its streams): the work itself, which other
+    #: processes' load changes far less than the wall clock.
+    texts_per_cpu_s: list[float] = field(default_factory=list)
     query_ms: list[float] = field(default_factory=list)
+    #: CPU time of the calling thread per question (the small-call copy runs on it, one thread).
+    query_cpu_ms: list[float] = field(default_factory=list)
     cosine_mean: float | None = None
     cosine_min: float | None = None
     top_k_overlap: float | None = None
@@ -93,9 +98,10 @@ def run_bench(variants: list[str], texts: list[str], queries: list[str], rounds:
         loads.append(load_average())
         turn = round_ % len(variants)
         for at in [*range(turn, len(variants)), *range(turn)]:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             text_vectors[variants[at]] = embedders[at].embed(texts)
             results[at].texts_per_s.append(len(texts) / (time.perf_counter() - started))
+            results[at].texts_per_cpu_s.append(len(texts) / (time.process_time() - cpu))
     query_vectors = _time_queries(embedders, results, queries)
     reference = variants[0]
     for result in results[1:]:
@@ -115,9 +121,10 @@ def _time_queries(
     rows: dict[str, list[Vectors]] = {e.variant: [] for e in embedders}
     for question in queries:
         for embedder, result in zip(embedders, results, strict=True):
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.thread_time()
             vector = embedder.embed([question])
             result.query_ms.append((time.perf_counter() - started) * 1000)
+            result.query_cpu_ms.append((time.thread_time() - cpu) * 1000)
             rows[embedder.variant].append(vector)
     return {variant: np.concatenate(found) for variant, found in rows.items()}
 
@@ -134,14 +141,17 @@ def _overlap(reference: Vectors, other: Vectors) -> float:
 def report(bench: EmbedBench, source: str) -> list[str]:
     """The printed table: one row per variant, then the load average of each round."""
     base = statistics.median(bench.results[0].texts_per_s)
+    base_cpu = statistics.median(bench.results[0].texts_per_cpu_s)
     lines = [
         f"MiniLM variants: {bench.texts} sentences of {source}, {bench.queries} questions; "
         f"CPU {cpu_model()}, {os.cpu_count()} cores",
-        f"{'variant':<11}{'texts/s':>9}{'× ref':>7}{'query p50':>11}{'p95 ms':>8}"
+        f"{'variant':<11}{'texts/s':>9}{'× ref':>7}{'/CPU-s':>8}{'× ref':>7}"
+        f"{'query p50':>11}{'p95 ms':>8}{'CPU p50':>9}"
         f"{'cos mean':>10}{'cos min':>9}{f'top-{TOP_K}':>8}   texts/s by round",
     ]
     for result in bench.results:
         rate = statistics.median(result.texts_per_s)
+        cpu_rate = statistics.median(result.texts_per_cpu_s)
         fidelity = (
             f"{result.cosine_mean:>10.4f}{result.cosine_min:>9.4f}{result.top_k_overlap:>8.3f}"
             if result.cosine_mean is not None and result.cosine_min is not None
@@ -149,8 +159,10 @@ def report(bench: EmbedBench, source: str) -> list[str]:
         )
         rounds = " ".join(f"{r:.0f}" for r in result.texts_per_s)
         lines.append(
-            f"{result.variant:<11}{rate:>9.1f}{rate / base:>7.2f}"
+            f"{result.variant:<11}{rate:>9.1f}{rate / base:>7.2f}{cpu_rate:>8.1f}"
+            f"{cpu_rate / base_cpu:>7.2f}"
             f"{statistics.median(result.query_ms):>11.2f}{_p95(result.query_ms):>8.2f}"
+            f"{statistics.median(result.query_cpu_ms):>9.2f}"
             f"{fidelity}   {rounds}"
         )
     lines.append("load average before each round: " + " | ".join(bench.loads))

@@ -1,0 +1,93 @@
+"""`grasp bench embed`'s pieces: corpus sentences, question texts, the neighbour overlap, and a
+small run of two variants whose fidelity figures come from their real vectors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from evals.bench.embedder import _overlap, questions, report, run_bench, sentences
+from graphs.models.onnx_export import OnnxModelMissing, find_onnx_model
+
+PASSAGES = [
+    {
+        "title": "Lyon",
+        "text": "Lyon lies where the Rhône meets the Saône. It is France's third city.",
+    },
+    {"title": "Arles", "text": "Arles has a Roman amphitheatre. Van Gogh painted there in 1888!"},
+]
+
+
+def test_sentences_are_split_and_short_pieces_dropped(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.json"
+    corpus.write_text(json.dumps(PASSAGES))
+    assert sentences(corpus, 10) == [
+        "Lyon lies where the Rhône meets the Saône.",
+        "It is France's third city.",
+        "Arles has a Roman amphitheatre.",
+        "Van Gogh painted there in 1888!",
+    ]
+    assert sentences(corpus, 3)[-1] == "Arles has a Roman amphitheatre."
+
+
+def test_questions_come_first_then_decomposition_steps_without_repeats(tmp_path: Path) -> None:
+    def record(qid: str, question: str, steps: list[str]) -> dict[str, object]:
+        return {
+            "id": qid,
+            "question": question,
+            "answer": "Lyon",
+            "paragraphs": [{"title": "Lyon", "paragraph_text": "Lyon.", "is_supporting": True}],
+            "question_decomposition": [
+                {"question": step, "answer": "x", "paragraph_support_idx": 0} for step in steps
+            ],
+        }
+
+    path = tmp_path / "questions.json"
+    path.write_text(
+        json.dumps(
+            [
+                record("2hop_1", "Where was the director born?", ["Who directed it?", "Where?"]),
+                record("2hop_2", "Which river?", ["Where?", "Which river flows there?"]),
+            ]
+        )
+    )
+    assert questions([path], 10) == [
+        "Where was the director born?",
+        "Which river?",
+        "Who directed it?",
+        "Where?",
+        "Which river flows there?",
+    ]
+    assert questions([path], 3) == [
+        "Where was the director born?",
+        "Which river?",
+        "Who directed it?",
+    ]
+
+
+def test_overlap_counts_shared_top_k_columns() -> None:
+    scores = np.arange(40, dtype=np.float32).reshape(2, 20)
+    assert _overlap(scores, scores) == 1.0
+    assert _overlap(scores, -scores) == 0.0  # each row's ten best are the other's ten worst
+
+
+def test_a_small_run_compares_variants_on_their_real_vectors() -> None:
+    for variant in ("onnx", "onnx-int8"):
+        try:
+            find_onnx_model(variant)
+        except OnnxModelMissing as exc:
+            pytest.skip(f"MiniLM@{variant} not exported (scripts/install.sh makes it): {exc}")
+    texts = [f"Person {i} was born in town {i % 7} in {1800 + i}." for i in range(30)]
+    queries = ["Where was Person 3 born?", "Who was born in 1805?"]
+    bench = run_bench(["onnx", "onnx-int8"], texts, queries, rounds=2)
+    fp32, int8 = bench.results
+    assert len(fp32.texts_per_s) == 2 and len(int8.query_ms) == 2
+    assert fp32.cosine_mean is None  # the reference
+    assert int8.cosine_min is not None and 0.98 < int8.cosine_min <= 1.0
+    assert int8.top_k_overlap is not None and 0.5 <= int8.top_k_overlap <= 1.0
+    lines = report(bench, "people")
+    assert lines[2].startswith("onnx ") and "(reference)" in lines[2]
+    assert lines[3].startswith("onnx-int8") and len(bench.loads) == 2
