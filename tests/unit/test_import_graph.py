@@ -102,8 +102,7 @@ def test_cycles_are_found_and_nested_imports_seen(tmp_path: Path) -> None:
     assert find_cycle({"a": {"b"}, "b": set()}) is None
     probe = tmp_path / "probe.py"
     probe.write_text(
-        "def f():\n    from store.engine import x\n"
-        "if TYPE_CHECKING:\n    import nodes.deps\n"
+        "def f():\n    from store.engine import x\nif TYPE_CHECKING:\n    import nodes.deps\n"
     )
     assert set(imported_names("evals.probe", probe)) == {"store.engine.x", "nodes.deps"}
 
