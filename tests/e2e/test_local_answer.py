@@ -1,6 +1,7 @@
 """The README's first run, exactly as a new user types it: the shipped musique-5q corpus indexed
 with spaCy, then the two-hop Maiden Japan question answered by the real local model (seeded)."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -40,9 +41,15 @@ def test_the_readme_first_run_answers_through_a_linked_two_hop_plan(
     assert len(steps) == 2 and "Maiden Japan" in steps[0]
     assert "#1" in steps[1] and steps[1].endswith("(needs #1)")
     answers = [line.removeprefix("answer: ") for line in lines if line.startswith("answer: ")]
-    assert (
-        len(answers) == 1 and answers[0].split(",")[0] == "Leyton"
-    )  # the reader may add "East London"
+    assert len(answers) == 1
+    answer = re.sub(r"( \[\d+\])+$", "", answers[0])
+    marks = answers[0][len(answer) :]
+    assert answer.split(",")[0] == "Leyton"  # the reader may add "East London"
+    # Its sources are listed under it, one per [n] mark.
+    assert marks and "sources:" in lines
+    assert len(re.findall(r"\[\d+\]", marks)) == sum(
+        bool(re.match(r"  \[\d+\] ", line)) for line in lines
+    )
     thread = lines[0].removeprefix("thread: ")
     assert lines[-1] == f"see the run: grasp view {thread} --open"
     with transaction(engine) as session:
