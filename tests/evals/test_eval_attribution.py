@@ -148,7 +148,7 @@ async def test_the_settings_line_records_what_the_profile_settled_on_the_local_m
     )
     line = only_line(run.results)
     grasp = line["settings"]["grasp"]
-    # The line says what ran (the small-model defaults), not only what was asked (auto).
-    assert (line["settings"]["model"], grasp["profile"]) == ("local:scripted", "auto")
+    # The line says what ran (auto resolved to the small profile and its values), not what was asked.
+    assert (line["settings"]["model"], grasp["profile"]) == ("local:scripted", "small")
     assert (grasp["entity_selection"], grasp["synthesis"]) == ("off", "reader")
     assert line["prediction"] == "Lisbon"

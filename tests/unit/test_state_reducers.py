@@ -86,8 +86,11 @@ def test_answers_merge() -> None:
     assert list(merge_answers({2: "b"}, {1: "a"})) == [1, 2]
 
 
+PARTS = {"instructions": 60, "evidence": 30, "history": 0, "question": 10}
+
+
 def result(tokens_in: int, tokens_out: int, cached: bool = False) -> LlmResult:
-    return LlmResult("{}", tokens_in, tokens_out, 0.1, cached)
+    return LlmResult("{}", tokens_in, tokens_out, 0.1, cached, PARTS if tokens_in == 100 else {})
 
 
 def test_tally_of_one_node() -> None:
@@ -105,6 +108,7 @@ def test_tally_of_one_node() -> None:
                 output=10,
                 cached=False,
                 latency_s=0.1,
+                parts=PARTS,
             ),
             CallUsage(
                 node="evaluate",
@@ -114,6 +118,7 @@ def test_tally_of_one_node() -> None:
                 output=12,
                 cached=True,
                 latency_s=0.1,
+                parts={},
             ),
         ],
     )
