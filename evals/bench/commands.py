@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from evals.bench import concurrency, faults, index, plans, retrieve
+from evals.bench import concurrency, embedder, faults, index, plans, retrieve
 
 
 def register(sub: Any) -> None:
@@ -20,3 +20,4 @@ def register(sub: Any) -> None:
     plans.register_bench(benches)
     faults.register_bench(benches)
     concurrency.register_bench(benches)
+    embedder.register_bench(benches)
