@@ -8,17 +8,13 @@ uses the first turn's. Run with `-s` to see the timed transcript of events.
 import ast
 import io
 import json
-import os
 import re
-import signal
-import subprocess
 import time
 from collections.abc import AsyncIterator
 from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
@@ -26,9 +22,10 @@ from sqlalchemy import Engine, select
 
 from store.engine import transaction
 from store.ledger_models import LlmCall
+from tests.fixtures.dev_server import langgraph_dev, scripted_env
 from tests.fixtures.films import PAPER_VOTE, REWRITE, SYNTHESIZE, build_corpus
 from tests.graph.test_conversation import FIRST, FOLLOW_UP, conversation_rules
-from tests.graph.test_dev_server import LANGGRAPH, REPO, free_port
+from tests.graph.test_dev_server import REPO
 
 CONTEXT = {"corpus": "films", **PAPER_VOTE}
 MODES = ["updates", "messages-tuple", "custom"]
@@ -50,52 +47,11 @@ def server_rules(engine: Engine) -> list[dict[str, Any]]:
 @pytest.fixture
 async def sdk(engine: Engine, database_url: str, tmp_path: Path) -> AsyncIterator[LangGraphClient]:
     """`langgraph dev` on 127.0.0.1 with the scripted conversation, and an SDK client to it."""
-    script = tmp_path / "rules.json"
-    script.write_text(json.dumps(server_rules(engine)))
-    port = free_port()
-    env = {
-        **os.environ,
-        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-        "DATABASE_URL": database_url,
-        "GRASP_CHAT_MODEL": f"scripted:{script}",
-        "GRASP_EMBEDDER": "hash",
-        "GRASP_LLM_CACHE": "0",
-        "GRASP_DATA_DIR": str(tmp_path / "data"),
-        "GRASP_AUTH": "off",  # one local user; tests/graph/test_served_users.py covers tokens
-        "GRASP_ALLOWED_CORPORA": "films",
-    }
-    log_path = tmp_path / "server.log"
-    command = [str(LANGGRAPH), "dev", "--host", "127.0.0.1", "--port", str(port)]
-    with log_path.open("w") as log:
-        server = subprocess.Popen(
-            [*command, "--no-browser", "--no-reload"],
-            cwd=REPO,
-            env=env,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        async with httpx.AsyncClient(base_url=url) as probe:
-            while True:
-                assert server.poll() is None, log_path.read_text()[-3000:]
-                assert time.time() < deadline, "no /ok in 90 s:\n" + log_path.read_text()[-3000:]
-                try:
-                    if (await probe.get("/ok")).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                time.sleep(0.5)
+    env = scripted_env(database_url, server_rules(engine), tmp_path)
+    env["GRASP_AUTH"] = "off"  # one local user; tests/graph/test_served_users.py covers tokens
+    env["GRASP_ALLOWED_CORPORA"] = "films"
+    with langgraph_dev(env, tmp_path) as url:
         yield get_client(url=url)
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
 
 
 class Transcript:

@@ -9,10 +9,6 @@ the input. Run with `-s` to see every refused request and its response.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import time
 from collections.abc import AsyncIterator, Awaitable, Iterator
 from typing import Any
 
@@ -24,8 +20,9 @@ from langgraph_sdk.client import LangGraphClient
 from graphs.runtime.run_requests import MAX_QUESTION_CHARS
 from store.engine import make_engine
 from tests.conftest import TABLES
+from tests.fixtures.dev_server import langgraph_dev, scripted_env
 from tests.fixtures.films import PAPER_VOTE, build_corpus, chain_rules
-from tests.graph.test_dev_server import LANGGRAPH, QUESTION, REPO, free_port
+from tests.graph.test_dev_server import QUESTION
 
 TOKENS = {
     "alice": "alice-token-0123456789",
@@ -45,8 +42,7 @@ def server_url(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> I
     engine = make_engine(database_url, pool_size=1)
     with engine.begin() as conn:
         conn.execute(text(f"TRUNCATE {TABLES} RESTART IDENTITY CASCADE"))
-    script = folder / "rules.json"
-    script.write_text(json.dumps([r.model_dump() for r in chain_rules(build_corpus(engine))]))
+    rules = [r.model_dump() for r in chain_rules(build_corpus(engine))]
     engine.dispose()
     users = folder / "users.json"
     users.write_text(
@@ -58,49 +54,9 @@ def server_url(database_url: str, tmp_path_factory: pytest.TempPathFactory) -> I
             }
         )
     )
-    port = free_port()
-    env = {
-        **os.environ,
-        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-        "DATABASE_URL": database_url,
-        "GRASP_CHAT_MODEL": f"scripted:{script}",
-        "GRASP_EMBEDDER": "hash",
-        "GRASP_LLM_CACHE": "0",
-        "GRASP_DATA_DIR": str(folder / "data"),
-        "GRASP_AUTH_FILE": str(users),
-    }
-    env.pop("GRASP_AUTH", None)
-    log_path = folder / "server.log"
-    command = [str(LANGGRAPH), "dev", "--host", "127.0.0.1", "--port", str(port)]
-    with log_path.open("w") as log:
-        server = subprocess.Popen(
-            [*command, "--no-browser", "--no-reload"],
-            cwd=REPO,
-            env=env,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            assert server.poll() is None, log_path.read_text()[-3000:]
-            assert time.time() < deadline, "no /ok in 90 s:\n" + log_path.read_text()[-3000:]
-            try:
-                if httpx.get(f"{url}/ok").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            time.sleep(0.5)
+    env = {**scripted_env(database_url, rules, folder), "GRASP_AUTH_FILE": str(users)}
+    with langgraph_dev(env, folder, unset=("GRASP_AUTH",)) as url:
         yield url
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
 
 
 def client(url: str, user: str) -> LangGraphClient:
