@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
-from sqlalchemy.orm import Session
 from typing_extensions import TypedDict
 
-from store.bridge import bridge_shares
 from store.engine import transaction
 from store.retrieval import (
     FloatVector,
@@ -30,13 +28,13 @@ from store.retrieval import (
 )
 from store.scoring import (
     ADAPTIVE_K_WINDOW,
+    adaptive_k,
     entity_scores,
     fuse_passage_scores,
     hit_passages,
     hybrid_scores,
     rank_vote,
     top_k,
-    traversed_entities,
 )
 
 
@@ -63,20 +61,11 @@ class RetrievalParams:
     hit_weight: float = 1.0
     prior_weight: float = 0.5
     prior_passages: int = 100
-    # Issue 34: the entities of the best `hit_entities` search hits are traversed whatever their
-    # score, and a passage sharing a traversed entity with the best hit's passage gets a share of
-    # that hit's score (store/bridge.py).
-    hit_entities: int = 0
-    bridge_weight: float = 0.0
 
     @property
     def fused(self) -> bool:
-        """Whether passage scores add search hits, a dense prior or a walk to the vote (paper: no)."""
-        return bool(self.hit_weight or self.prior_weight or self.bridge_weight)
-
-    def plain_vote(self) -> RetrievalParams:
-        """The same numbers with every fused term and the walk off: the paper's RankVote."""
-        return replace(self, hit_weight=0.0, prior_weight=0.0, bridge_weight=0.0)
+        """Whether passage scores add search hits or a dense prior to the vote (paper: no)."""
+        return bool(self.hit_weight or self.prior_weight)
 
 
 class ScoredEntity(TypedDict):
@@ -168,13 +157,7 @@ def search_entities(
         )
         scores = dict(best)
         links = entity_links(session, list(scores), visited_entities)
-        ranked = traversed_entities(
-            entity_scores(links, scores, params.entity_damping),
-            links,
-            best,
-            k=params.k_entities,
-            hit_units=params.hit_entities,
-        )
+        ranked = top_k(entity_scores(links, scores, params.entity_damping), params.k_entities)
         by_id = {link.entity_id: link for link in links}
         shown = {
             link.entity_id: sorted(link.proposition_ids, key=lambda p: -scores[p])[
@@ -228,10 +211,27 @@ def vote_passages(
             uniform=params.uniform_vote,
         )
         if params.fused:
-            terms = fused_terms(
-                session, corpus, query, entities, params, hits, prior, visited_propositions
+            prior_scores: dict[int, float] = {}
+            if params.prior_weight:
+                shown = {
+                    passage
+                    for _, passage in proposition_texts(session, visited_propositions).values()
+                }
+                ranked_prior = (
+                    dense_passages(session, corpus, query, params.prior_passages)
+                    if prior is None
+                    else {hit["passage_id"]: hit["score"] for hit in prior}
+                )
+                prior_scores = {
+                    passage: cos for passage, cos in ranked_prior.items() if passage not in shown
+                }
+            votes = fuse_passage_scores(
+                votes,
+                {hit["passage_id"]: hit["score"] for hit in hits},
+                prior_scores,
+                hit_weight=params.hit_weight,
+                prior_weight=params.prior_weight,
             )
-            votes = fuse_passage_scores(votes, terms)
         winners = top_k(votes, params.k_passages)
         passages, covered = passages_with_propositions(session, [pid for pid, _ in winners])
     score = dict(winners)
@@ -239,44 +239,26 @@ def vote_passages(
     return GatheredEvidence(items, covered)
 
 
-def fused_terms(
-    session: Session,
-    corpus: int,
+def adaptive_k_propositions(
+    engine: Engine,
+    *,
     query: FloatVector,
     entities: Sequence[int],
     params: RetrievalParams,
-    hits: Sequence[PassageHit],
-    prior: Sequence[PassageHit] | None,
-    visited_propositions: Sequence[int],
-) -> list[tuple[float, dict[int, float]]]:
-    """The (weight, passage scores) terms fused into the vote.
-
-    Passages already shown get no prior and no bridge (their propositions are visited, so they
-    get no vote either).
-    """
-    shown: set[int] = set()
-    if params.prior_weight or params.bridge_weight:
-        shown = {
-            passage for _, passage in proposition_texts(session, visited_propositions).values()
-        }
-    prior_scores: dict[int, float] = {}
-    if params.prior_weight:
-        ranked_prior = (
-            dense_passages(session, corpus, query, params.prior_passages)
-            if prior is None
-            else {hit["passage_id"]: hit["score"] for hit in prior}
-        )
-        prior_scores = {p: cos for p, cos in ranked_prior.items() if p not in shown}
-    bridge: dict[int, float] = {}
-    if params.bridge_weight and hits:
-        best = max(hits, key=lambda hit: hit["score"])
-        shares = bridge_shares(session, entities, best["passage_id"], sorted(shown))
-        bridge = {p: best["score"] * share for p, share in shares.items()}
-    return [
-        (params.hit_weight, {hit["passage_id"]: hit["score"] for hit in hits}),
-        (params.prior_weight, prior_scores),
-        (params.bridge_weight, bridge),
+    visited_propositions: Sequence[int] = (),
+) -> GatheredEvidence:
+    """The propositions ablation: the entities' propositions by cosine, cut by adaptive-k."""
+    window = params.adaptive_k_window
+    with transaction(engine) as session:
+        ranked = entity_propositions(session, entities, query, visited_propositions, limit=window)
+        keep = ranked[: adaptive_k([cos for _, _, cos in ranked], window)]
+        texts = proposition_texts(session, [pid for pid, _, _ in keep])
+        titles = {p.id: p.title for p in passage_texts(session, [pas for _, pas, _ in keep])}
+    items = [
+        Evidence(id=pid, title=titles.get(pas, ""), text=texts[pid][0], score=cos)
+        for pid, pas, cos in keep
     ]
+    return GatheredEvidence(items, [pid for pid, _, _ in keep])
 
 
 def dense_evidence(engine: Engine, *, corpus: int, query: FloatVector, k: int) -> GatheredEvidence:

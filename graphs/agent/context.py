@@ -73,8 +73,6 @@ _NOT_NEGATIVE = (
     "history_chars",
     "hit_weight",
     "prior_weight",
-    "hit_entities",
-    "bridge_weight",
 )
 
 
@@ -133,12 +131,6 @@ class GraspContext(PeerContext):
         R.prior_weight, "retrieval", "weight of a passage's dense cosine; 0 = paper's RankVote"
     )
     prior_passages: int = setting(R.prior_passages, "retrieval", "top dense passages given a prior")
-    hit_entities: int = setting(
-        R.hit_entities, "retrieval", "the best hits whose entities are all traversed; 0 = none"
-    )
-    bridge_weight: float = setting(
-        R.bridge_weight, "retrieval", "weight of a passage's share of the best hit; 0 = none"
-    )
     propositions_per_entity: int = setting(
         R.propositions_per_entity, "retrieval", "propositions shown beside each candidate entity"
     )
@@ -254,8 +246,6 @@ class GraspContext(PeerContext):
             hit_weight=self.hit_weight,
             prior_weight=self.prior_weight,
             prior_passages=self.prior_passages,
-            hit_entities=self.hit_entities,
-            bridge_weight=self.bridge_weight,
         )
 
 
