@@ -51,6 +51,31 @@ def entity_scores(
     return scores
 
 
+def traversed_entities(
+    scores: Mapping[int, float],
+    links: Iterable[EntityLink],
+    hits: Sequence[tuple[int, float]],
+    *,
+    k: int,
+    hit_units: int,
+) -> list[tuple[int, float]]:
+    """The k best entities by score(e), then every other entity of the `hit_units` best hits.
+
+    Degree damping ranks a hub named in the best hit below the one-off names (dates, figures)
+    beside it; a bridge is often such a hub, so the best hits' entities are kept whatever
+    their score (PPR seeds all of them). The added ones follow, best score first.
+    """
+    ranked = top_k(scores, k)
+    kept = {entity for entity, _ in ranked}
+    best = {unit for unit, _ in hits[:hit_units]}
+    extra = {
+        link.entity_id: scores[link.entity_id]
+        for link in links
+        if link.entity_id not in kept and best.intersection(link.proposition_ids)
+    }
+    return ranked + top_k(extra, len(extra))
+
+
 def rank_vote(
     ranked: Sequence[tuple[int, int]],
     *,
@@ -81,23 +106,19 @@ def hit_passages(
 
 
 def fuse_passage_scores(
-    votes: Mapping[int, float],
-    hits: Mapping[int, float],
-    prior: Mapping[int, float],
-    *,
-    hit_weight: float,
-    prior_weight: float,
+    votes: Mapping[int, float], terms: Sequence[tuple[float, Mapping[int, float]]]
 ) -> dict[int, float]:
-    """RankVote scaled to [0, 1] by its best passage, plus weighted direct-hit and dense scores.
+    """RankVote scaled to [0, 1] by its best passage, plus each weighted term's passage scores.
 
     The paper's RankVote only sees propositions reached through the chosen entities, so a passage
     whose sentence matched the search itself but whose entities were not picked never scores;
-    the hit term (best s(p) of the passage's own search hits) and the prior term (the passage's
-    own cosine to the statement) put those back. Scaling the vote keeps the three terms comparable.
+    the terms put such passages back: the search hits (a passage's best s(p)), the dense prior
+    (its own cosine to the statement), the bridge from the best hit (store/bridge.py). Scaling
+    the vote keeps the terms comparable. A term of weight 0 is skipped.
     """
     top = max(votes.values(), default=0.0) or 1.0
     fused = {passage: vote / top for passage, vote in votes.items()}
-    for weight, extra in ((hit_weight, hits), (prior_weight, prior)):
+    for weight, extra in terms:
         if weight:
             for passage, score in extra.items():
                 fused[passage] = fused.get(passage, 0.0) + weight * score

@@ -73,6 +73,8 @@ _NOT_NEGATIVE = (
     "history_chars",
     "hit_weight",
     "prior_weight",
+    "hit_entities",
+    "bridge_weight",
 )
 
 
@@ -131,6 +133,12 @@ class GraspContext(PeerContext):
         R.prior_weight, "retrieval", "weight of a passage's dense cosine; 0 = paper's RankVote"
     )
     prior_passages: int = setting(R.prior_passages, "retrieval", "top dense passages given a prior")
+    hit_entities: int = setting(
+        R.hit_entities, "retrieval", "no LLM selects: the best hits whose entities are traversed"
+    )
+    bridge_weight: float = setting(
+        R.bridge_weight, "retrieval", "weight of a passage's share of the best hit; 0 = none"
+    )
     propositions_per_entity: int = setting(
         R.propositions_per_entity, "retrieval", "propositions shown beside each candidate entity"
     )
@@ -246,6 +254,9 @@ class GraspContext(PeerContext):
             hit_weight=self.hit_weight,
             prior_weight=self.prior_weight,
             prior_passages=self.prior_passages,
+            # Like the unselected count: the LLM's candidates stay the k_entities best.
+            hit_entities=self.hit_entities if self.entity_selection == "off" else 0,
+            bridge_weight=self.bridge_weight,
         )
 
 

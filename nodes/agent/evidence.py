@@ -12,10 +12,10 @@ from store.grasp_retrieval import (
     GatheredEvidence,
     PassageHit,
     RetrievalParams,
-    adaptive_k_propositions,
     dense_evidence,
     vote_passages,
 )
+from store.proposition_evidence import adaptive_k_propositions
 
 EvidenceMode = Literal["passages", "propositions", "dense"]
 

@@ -73,7 +73,8 @@ PASSAGES = {
     3: ("Miravel", [5, 6], [("Miravel", (0, 1)), ("Copper", (0,)), ("Talmora", (1,))]),
 }
 
-PAPER_VOTE = {"hit_weight": 0.0, "prior_weight": 0.0}  # RankVote as the paper has it
+# RankVote as the paper has it
+PAPER_VOTE = {"hit_weight": 0.0, "prior_weight": 0.0, "bridge_weight": 0.0}
 
 
 def vector(cosine: float, axis: int) -> np.ndarray:
@@ -298,7 +299,7 @@ def test_search_entities_top_k_and_visited(engine: Engine, graph: Graph) -> None
         corpus=graph.corpus,
         query=Q,
         keywords="painted Talmora",
-        params=RetrievalParams(k_props=3),
+        params=RetrievalParams(k_props=3, hit_entities=0),
     )
     assert [e["name"] for e in small.entities] == ["Zorvik", "Talmora", "Quenlar"]
     assert [e["score"] for e in small.entities] == pytest.approx(
@@ -312,7 +313,7 @@ def test_search_entities_top_k_and_visited(engine: Engine, graph: Graph) -> None
         corpus=graph.corpus,
         query=Q,
         keywords="painted Talmora",
-        params=RetrievalParams(),
+        params=RetrievalParams(hit_entities=0),
         visited_propositions=[graph.prop[2]],
     )
     assert graph.prop[2] not in dict(seen.propositions)
@@ -332,7 +333,7 @@ def test_search_entities_top_k_and_visited(engine: Engine, graph: Graph) -> None
         corpus=graph.corpus,
         query=Q,
         keywords="painted Talmora",
-        params=RetrievalParams(k_entities=2),
+        params=RetrievalParams(k_entities=2, hit_entities=0),
         visited_entities=[graph.entity["Zorvik"]],
     )
     assert [e["name"] for e in no_zorvik.entities] == ["Talmora", "Quenlar"]
@@ -440,7 +441,8 @@ def test_search_fetches_the_votes_dense_prior_beside_it(engine: Engine, graph: G
             "corpus": graph.corpus,
             "query": Q,
             "entities": chosen,
-            "params": RetrievalParams(k_passages=3),
+            # the prior at half weight and no bridge: this checks the carried prior alone
+            "params": RetrievalParams(k_passages=3, prior_weight=0.5, bridge_weight=0.0),
             "visited_propositions": visited,
         }
         fetched = vote_passages(engine, **kwargs)  # type: ignore[arg-type]

@@ -12,6 +12,7 @@ from store.scoring import (
     hybrid_scores,
     rank_vote,
     top_k,
+    traversed_entities,
 )
 
 
@@ -99,9 +100,38 @@ def test_hit_passages_keep_each_passages_best_hit() -> None:
 
 def test_fused_scores_scale_the_vote_then_add_hits_and_prior() -> None:
     votes = {10: 2.0, 11: 1.0}
-    fused = fuse_passage_scores(
-        votes, {11: 0.8, 12: 0.6}, {10: 0.5, 13: 0.3}, hit_weight=1.0, prior_weight=0.5
-    )
+    fused = fuse_passage_scores(votes, [(1.0, {11: 0.8, 12: 0.6}), (0.5, {10: 0.5, 13: 0.3})])
     # 10: 2/2 + 0.5·0.5 = 1.25; 11: 1/2 + 0.8 = 1.3; 12: 0.6; 13: 0.5·0.3 = 0.15
     assert fused == pytest.approx({10: 1.25, 11: 1.3, 12: 0.6, 13: 0.15})
-    assert fuse_passage_scores({}, {}, {}, hit_weight=1.0, prior_weight=1.0) == {}
+    assert fuse_passage_scores({}, [(1.0, {}), (1.0, {})]) == {}
+    # a term of weight 0 adds nothing, not even its passages at 0
+    assert fuse_passage_scores({10: 2.0}, [(0.0, {11: 5.0})]) == {10: 1.0}
+
+
+def test_traversed_entities_add_the_best_hits_entities_after_the_top_k() -> None:
+    # hits best first: u1, u2, u3; entity 7 (a hub named in u1) scores below the top 2
+    links = [
+        EntityLink(5, "A", "T", 1, (1,)),
+        EntityLink(6, "B", "T", 1, (2,)),
+        EntityLink(7, "Hub", "T", 40, (1,)),
+        EntityLink(8, "C", "T", 2, (2, 3)),
+        EntityLink(9, "D", "T", 3, (3,)),
+    ]
+    scores = {5: 1.0, 6: 0.9, 7: 0.16, 8: 0.7, 9: 0.3}
+    hits = [(1, 1.0), (2, 0.9), (3, 0.5)]
+    assert traversed_entities(scores, links, hits, k=2, hit_units=0) == [(5, 1.0), (6, 0.9)]
+    # the best hit u1 adds the hub 7
+    assert traversed_entities(scores, links, hits, k=2, hit_units=1) == [
+        (5, 1.0),
+        (6, 0.9),
+        (7, 0.16),
+    ]
+    # u1 and u2 add 8 and 7, best score first; 9 (only in u3) stays out
+    assert traversed_entities(scores, links, hits, k=2, hit_units=2) == [
+        (5, 1.0),
+        (6, 0.9),
+        (8, 0.7),
+        (7, 0.16),
+    ]
+    # an entity already in the top k is never listed twice
+    assert traversed_entities(scores, links, hits, k=5, hit_units=3) == top_k(scores, 5)

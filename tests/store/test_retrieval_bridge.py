@@ -1,0 +1,135 @@
+"""Issue 34's additions to the GRASP step on the hand graph of test_retrieval.py.
+
+Containment there: P1 ∋ {Zorvik, Talmora}, P2 ∋ {Talmora, Quenlar, Copper},
+P3 ∋ {Miravel, Copper, Talmora}; so D(Talmora) = {P1, P2, P3}, D(Copper) = {P2, P3},
+D(Zorvik) = {P1}.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sqlalchemy import Engine, select
+
+from store.bridge import bridge_shares
+from store.corpora import ensure_corpus
+from store.engine import transaction
+from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
+from store.grasp_retrieval import PassageHit, RetrievalParams, search_entities, vote_passages
+from store.models import Entity
+from store.passage_writes import add_passages
+from tests.store.test_retrieval import DIM, Graph, Q, build
+
+
+@pytest.fixture
+def graph(engine: Engine) -> Graph:
+    return build(engine, "bridge")
+
+
+def test_bridge_shares_spread_each_origin_entity_over_its_passages(
+    engine: Engine, graph: Graph
+) -> None:
+    entities = [graph.entity[n] for n in ("Talmora", "Zorvik", "Copper")]
+    with transaction(engine) as session:
+        # From P1: Talmora (in P1) gives 1/3 to P2 and P3; Zorvik has no other passage; Copper
+        # is not in P1, so it bridges nothing.
+        from_p1 = bridge_shares(session, entities, graph.passage[1])
+        # From P3: Talmora 1/3 to P1 and P2, Copper 1/2 to P2 → P2 = 5/6.
+        from_p3 = bridge_shares(session, entities, graph.passage[3])
+        excluded = bridge_shares(session, entities, graph.passage[3], [graph.passage[2]])
+        assert bridge_shares(session, [], graph.passage[1]) == {}
+    assert from_p1 == pytest.approx({graph.passage[2]: 1 / 3, graph.passage[3]: 1 / 3})
+    assert from_p3 == pytest.approx({graph.passage[1]: 1 / 3, graph.passage[2]: 5 / 6})
+    assert excluded == pytest.approx({graph.passage[1]: 1 / 3})
+
+
+def test_an_entitys_share_follows_its_units(engine: Engine) -> None:
+    # Nolan is named in 1 unit of "Film X", 3 of "Nolan", 1 of "Film Y": from "Film X" the
+    # share goes 3/5 to "Nolan" and 1/5 to "Film Y" (a passage about him, not a mention).
+    corpus = ensure_corpus(engine, "units", "test")
+    units = {"Film X": 1, "Nolan": 3, "Film Y": 1}
+    rows = add_passages(
+        engine, corpus, [(title, f"{title} text {n}.") for title, n in units.items()]
+    )
+    axes = iter(range(1, DIM))
+    write_extracted(
+        engine,
+        corpus,
+        [
+            ExtractedPassage(
+                row.id,
+                [f"{title} unit {i}." for i in range(n)],
+                np.stack([np.eye(DIM, dtype=np.float32)[next(axes)] for _ in range(n)]),
+                [ExtractedEntity("Nolan", "Person", tuple(range(n)))],
+            )
+            for row, (title, n) in zip(rows, units.items(), strict=True)
+        ],
+    )
+    with transaction(engine) as session:
+        nolan = session.execute(
+            select(Entity.id).where(Entity.corpus_id == corpus, Entity.name == "Nolan")
+        ).scalar_one()
+        shares = bridge_shares(session, [nolan], rows[0].id)
+    assert shares == pytest.approx({rows[1].id: 3 / 5, rows[2].id: 1 / 5})
+
+
+def test_the_bridge_term_lifts_the_best_hits_neighbours(engine: Engine, graph: Graph) -> None:
+    chosen = [graph.entity[n] for n in ("Talmora", "Zorvik", "Copper")]
+    hits = [PassageHit(passage_id=graph.passage[1], score=1.2)]
+    params = RetrievalParams(hit_weight=0.0, prior_weight=0.0, bridge_weight=1.0)
+    # Vote over Talmora ∪ Zorvik ∪ Copper by cosine: p1 .9 (P1), p2 .8 (P1), p5 .6 (P3),
+    # p3 .5 (P2), p4 .3 (P2), p6 .1 (P3): P1 1 + 1/2 = 1.5, P3 1/3 + 1/6 = 0.5,
+    # P2 1/4 + 1/5 = 0.45; scaled by 1.5: P1 1, P3 1/3, P2 0.3. Bridge from P1 (s 1.2):
+    # Talmora's 1/3 each to P2 and P3 → + 0.4 each.
+    vote = vote_passages(
+        engine, corpus=graph.corpus, query=Q, entities=chosen, params=params, hits=hits
+    )
+    assert [v["id"] for v in vote.items] == [graph.passage[n] for n in (1, 3, 2)]
+    assert [v["score"] for v in vote.items] == pytest.approx([1.0, 1 / 3 + 0.4, 0.3 + 0.4])
+    # A passage already shown (p3 visited: P2 read) gets no bridge and no vote from p3:
+    # p1 r1, p2 r2, p5 r3, p4 r4, p6 r5 → P1 1.5, P3 1/3 + 1/5, P2 1/4; scaled by 1.5.
+    seen = vote_passages(
+        engine,
+        corpus=graph.corpus,
+        query=Q,
+        entities=chosen,
+        params=params,
+        hits=hits,
+        visited_propositions=[graph.prop[3]],
+    )
+    assert dict((v["id"], v["score"]) for v in seen.items) == pytest.approx(
+        {
+            graph.passage[1]: 1.0,
+            graph.passage[3]: (1 / 3 + 1 / 5) / 1.5 + 0.4,
+            graph.passage[2]: (1 / 4) / 1.5,
+        }
+    )
+    # every weight 0 is the paper's RankVote, unscaled
+    plain = vote_passages(
+        engine,
+        corpus=graph.corpus,
+        query=Q,
+        entities=chosen,
+        params=RetrievalParams(hit_weight=0.0, prior_weight=0.0, bridge_weight=0.0),
+        hits=hits,
+    )
+    assert [v["score"] for v in plain.items] == pytest.approx([1.5, 0.5, 0.45])
+
+
+def test_the_best_hits_entities_are_traversed_whatever_their_score(
+    engine: Engine, graph: Graph
+) -> None:
+    # k_props 3: hits p2 (1.1), p1 (1.034990), p3 (0.634990); scores Zorvik 1.509666,
+    # Talmora 0.964163, Quenlar 0.449005 (test_retrieval's hand values). Top 1: Zorvik; the best
+    # two hits add Talmora (in p1); the best three add Quenlar (in p3) after it.
+    def names(hit_entities: int) -> list[str]:
+        params = RetrievalParams(k_props=3, k_entities=1, hit_entities=hit_entities)
+        found = search_entities(
+            engine, corpus=graph.corpus, query=Q, keywords="painted Talmora", params=params
+        )
+        return [e["name"] for e in found.entities]
+
+    assert names(0) == ["Zorvik"]
+    assert names(1) == ["Zorvik"]
+    assert names(2) == ["Zorvik", "Talmora"]
+    assert names(3) == ["Zorvik", "Talmora", "Quenlar"]
