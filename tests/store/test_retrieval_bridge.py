@@ -70,7 +70,10 @@ def test_an_entitys_share_follows_its_units(engine: Engine) -> None:
             select(Entity.id).where(Entity.corpus_id == corpus, Entity.name == "Nolan")
         ).scalar_one()
         shares = bridge_shares(session, [nolan], rows[0].id)
+        capped = bridge_shares(session, [nolan], rows[0].id, max_degree=4)
     assert shares == pytest.approx({rows[1].id: 3 / 5, rows[2].id: 1 / 5})
+    # named in 5 units, above a cap of 4: a hub, it bridges nothing
+    assert capped == {}
 
 
 def test_the_bridge_term_lifts_the_best_hits_neighbours(engine: Engine, graph: Graph) -> None:
