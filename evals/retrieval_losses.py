@@ -29,6 +29,7 @@ from sqlalchemy import Engine
 from evals.gold import corpus_passage_index, gold_passage_ids
 from evals.loaders import load_questions
 from evals.metrics import recall_at_k
+from evals.results import read_jsonl
 from evals.retrieval_eval import RetrievalMethod, Retriever, make_retriever
 from graphs.agent.context import GraspContext
 from graphs.cli.ask_input import set_items
@@ -133,6 +134,28 @@ class LossReport:
     losses: list[Loss]
 
 
+def recorded_runs(folder: Path | None) -> dict[str, Retriever]:
+    """The peers' single-pass rankings as `grasp eval-retrieval` recorded them in `folder`.
+
+    `<method>-single.jsonl` of each peer found there (run at its defaults) replaces running it
+    again: PropRAG takes seconds a question.
+    """
+    runs: dict[str, Retriever] = {}
+    for name in COMPARED[1:]:
+        path = folder / f"{name}-single.jsonl" if folder else None
+        if path is None or not path.is_file():
+            continue
+        runs[name] = _replay({r["queries"][0]: r["retrieved"][0] for r in read_jsonl(path)})
+    return runs
+
+
+def _replay(ranked: dict[str, list[int]]) -> Retriever:
+    def retrieve(query: str, _vector: FloatVector, k: int) -> list[int]:
+        return ranked[query][:k]
+
+    return retrieve
+
+
 def analyse(
     engine: Engine,
     corpus: int,
@@ -140,13 +163,14 @@ def analyse(
     questions: Path,
     params: RetrievalParams,
     embed: Callable[[list[str]], FloatVector],
+    recorded: Path | None = None,
 ) -> LossReport:
-    """Run every compared method on every question, then trace GRASP's losses."""
+    """Run every compared method on every question (or read its run), then trace the losses."""
     peers: dict[str, Any] = {"ppr": PprParams(), "proprag": PropRagParams()}
     retrievers: dict[str, Retriever] = {
         name: make_retriever(engine, corpus, name, peers.get(name, params), embed=embed)
         for name in COMPARED
-    }
+    } | recorded_runs(recorded)
     index = corpus_passage_index(engine, corpus)
     examples = [e for e in load_questions(questions) if e.gold_passages]
     vectors = embed([e.question for e in examples])
@@ -202,6 +226,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--corpus", required=True)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--details", action="store_true", help="one row per lost passage")
+    parser.add_argument(
+        "--recorded",
+        type=Path,
+        metavar="DIR",
+        help="read the peers' rankings from grasp eval-retrieval's results here "
+        "(runs/eval/C/retrieval) instead of running them",
+    )
     args = parser.parse_args(argv)
     try:
         if not args.questions.is_file():
@@ -211,7 +242,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         services = services_for(Settings.from_env())
         corpus = corpus_id(services.engine, args.corpus)
         report = analyse(
-            services.engine, corpus, args.corpus, args.questions, params, services.embedder.embed
+            services.engine,
+            corpus,
+            args.corpus,
+            args.questions,
+            params,
+            services.embedder.embed,
+            args.recorded,
         )
     except (ValueError, LookupError, StoreError, Refused) as exc:  # bad input: one line
         print(f"error: {exc}", file=sys.stderr)

@@ -6,10 +6,13 @@ With keywords "painted Talmora" the entities rank Zorvik, Talmora, Quenlar, Copp
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from sqlalchemy import Engine
 
-from evals.retrieval_losses import Loss, LossReport, report_lines, trace_loss
+from evals.results import write_jsonl
+from evals.retrieval_losses import Loss, LossReport, recorded_runs, report_lines, trace_loss
 from store.grasp_retrieval import RetrievalParams
 from tests.store.test_retrieval import Graph, Q, build
 
@@ -51,3 +54,18 @@ def test_the_report_counts_losses_by_cause() -> None:
     assert "| 3 | 0 | 1 | 2 | 0 |" in lines
     assert "| q1 | 10 | ppr | ranked out | 20 | — | — |" in lines
     assert "| q2 | 11 | ppr+proprag | out-voted | 3 | 8 | 9 |" in lines
+
+
+def test_recorded_peer_runs_are_replayed_by_question(tmp_path: Path) -> None:
+    write_jsonl(
+        tmp_path / "ppr-single.jsonl",
+        [
+            {"queries": ["q one"], "retrieved": [[7, 3, 9]]},
+            {"queries": ["q two"], "retrieved": [[1]]},
+        ],
+    )
+    runs = recorded_runs(tmp_path)
+    assert set(runs) == {"ppr"}  # no proprag, dense or bm25 file: those are run afresh
+    assert runs["ppr"]("q one", Q, 2) == [7, 3]
+    assert runs["ppr"]("q two", Q, 5) == [1]
+    assert recorded_runs(None) == {}
