@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evals.results_retrieval import RecallRow, is_retrieval, recall_row, recall_tables
 from evals.summary import ALL, format_number
 
 SUMMARY_SUFFIX = ".summary.json"
@@ -58,13 +59,15 @@ def _text(value: Any) -> str:
     return str(value) if isinstance(value, str) and value.strip() else NOT_RECORDED
 
 
-def read_summary(path: Path, root: Path) -> SummaryRow:
-    """One summary file as a row; a file that is not a summary is refused in one line."""
+def read_summary(path: Path, root: Path) -> SummaryRow | RecallRow:
+    """One summary file (QA or retrieval) as a row; a file that is not one is refused in one line."""
     shown = shown_path(path, root)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{shown}: not a readable eval summary ({exc})") from None
+    if is_retrieval(data):
+        return recall_row(data, path, shown)
     groups = data.get("groups") if isinstance(data, dict) else None
     overall = next((g for g in groups or [] if isinstance(g, dict) and g.get("group") == ALL), None)
     if overall is None or not isinstance(data.get("method"), str):
@@ -104,7 +107,7 @@ def table_row(row: SummaryRow) -> list[str]:
     return cells + [_code(row.command), _code(row.commit)]
 
 
-def results_markdown(rows: Sequence[SummaryRow], regenerate: str) -> str:
+def results_markdown(rows: Sequence[SummaryRow | RecallRow], regenerate: str) -> str:
     """The page: one table per question set, then the summaries it was made from."""
     lines = [
         "# Results",
@@ -121,13 +124,15 @@ def results_markdown(rows: Sequence[SummaryRow], regenerate: str) -> str:
         lines += ["No eval summary is committed there yet, so there are no results tables.", ""]
     sets: dict[str, list[SummaryRow]] = {}
     for row in rows:
-        sets.setdefault(row.question_set, []).append(row)
+        if isinstance(row, SummaryRow):
+            sets.setdefault(row.question_set, []).append(row)
     header = [*HEADER, "command", "commit"]
     for name in sorted(sets):
         lines += [f"## {name}", ""]
         lines += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
         lines += ["| " + " | ".join(table_row(row)) + " |" for row in sets[name]]
         lines.append("")
+    lines += recall_tables([row for row in rows if isinstance(row, RecallRow)], _code)
     lines += ["## Made from", ""]
     lines += [f"- `{row.source}`" for row in rows] or ["- no summary yet"]
     lines.append("")

@@ -11,6 +11,7 @@ from evals.gold import corpus_passage_index
 from evals.loaders import load_questions
 from evals.reports import write_report
 from evals.results import RETRIEVAL_DIR, results_dir, safe_name, write_jsonl
+from evals.results_retrieval import retrieval_summary, write_retrieval_summary
 from evals.retrieval_eval import (
     PEER_PARAMS,
     evaluate_retrieval,
@@ -53,7 +54,12 @@ def run_retrieval(args: argparse.Namespace, services: Services) -> tuple[Path, d
     name = f"{safe_name(label)}-{args.mode}.jsonl"
     path = results_dir(args.out, args.corpus) / RETRIEVAL_DIR / name
     write_jsonl(path, run.records)
-    return path, {"recall": mean_recalls(run.records), "skipped": run.skipped}
+    recall = mean_recalls(run.records)
+    summary = retrieval_summary(
+        label, args.mode, args.corpus, services.embedder.name, recall, len(run.skipped)
+    )
+    write_retrieval_summary(path.with_suffix(".summary.json"), summary)
+    return path, {"recall": recall, "skipped": run.skipped}
 
 
 def handle_eval_retrieval(args: argparse.Namespace) -> int:

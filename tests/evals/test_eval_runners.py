@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
+from evals.provenance import run_command, source_commit
 from evals.reports import write_report
 from evals.retrieval_command import run_retrieval
 from graphs.agent.graph import build_grasp_graph
@@ -396,3 +397,8 @@ async def test_retrieval_eval_on_the_store(
     assert [r["retrieved"] for r in records] == retrieved
     assert result["recall"]["all"] == overall
     assert prompts(svc.llm) == []  # no LLM at query time
+    summary = json.loads(path.with_suffix(".summary.json").read_text())
+    assert (summary["kind"], summary["method"], summary["mode"]) == ("retrieval", method, mode)
+    assert (summary["corpus"], summary["embedder"]) == ("films", svc.embedder.name)
+    assert summary["groups"][0] == {"group": "all", **overall}
+    assert (summary["command"], summary["commit"]) == (run_command(), source_commit())

@@ -11,6 +11,7 @@ import pytest
 
 from evals.provenance import run_command, source_commit
 from evals.results_doc import results_page, write_results_doc
+from evals.results_retrieval import retrieval_summary, write_retrieval_summary
 from evals.summary import GroupSummary
 
 REPO = Path(__file__).resolve().parents[2]
@@ -110,6 +111,30 @@ def test_each_question_set_gets_its_own_table(tmp_path: Path) -> None:
 
     headings = [line for line in page.splitlines() if line.startswith("## ")]
     assert headings == ["## hotpot-dev", "## musique-dev", "## Made from"]
+
+
+def test_retrieval_summaries_get_a_recall_table_per_set(tmp_path: Path) -> None:
+    recall = {"all": {"n": 20.0, "2": 0.45, "5": 0.6, "10": 0.725}}
+    summary = retrieval_summary(
+        "grasp", "single", "2wiki", "local:all-MiniLM-L6-v2", recall, 0, ["grasp", "eval-retrieval"]
+    )
+    path = tmp_path / "results" / "2wiki" / "retrieval" / "grasp-single.summary.json"
+    path.parent.mkdir(parents=True)
+    write_retrieval_summary(path, summary)
+    broken = {**summary, "groups": [{"group": "all", "n": 20}]}
+    bad = tmp_path / "bad" / "2wiki" / "retrieval" / "x.summary.json"
+    bad.parent.mkdir(parents=True)
+    write_retrieval_summary(bad, broken)
+
+    page, used = results_page([tmp_path / "results"], tmp_path / "results.md", root=tmp_path)
+
+    assert used == ["results/2wiki/retrieval/grasp-single.summary.json"]
+    headings = [line for line in page.splitlines() if line.startswith("#")]
+    assert headings == ["# Results", "## Retrieval recall", "### 2wiki", "## Made from"]
+    row = "| grasp | single | local:all-MiniLM-L6-v2 | 20 | 0.450 | 0.600 | 0.725 "
+    assert row + f"| `grasp eval-retrieval` | `{summary['commit']}` |" in page.splitlines()
+    with pytest.raises(ValueError, match=r"x.summary.json: not a retrieval summary"):
+        results_page([tmp_path / "bad"], tmp_path / "out.md", root=tmp_path)
 
 
 def test_no_summaries_says_so(tmp_path: Path) -> None:
