@@ -13,7 +13,8 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import Runnable
+from langchain_core.runnables import Runnable, RunnableConfig
+from langgraph.constants import TAG_NOSTREAM
 from sqlalchemy import Engine
 
 from nodes.llm.prompt_parts import prompt_chars, token_split
@@ -53,6 +54,12 @@ class LlmCallError(RuntimeError):
     """The provider kept failing (after retries) or refused the request."""
 
 
+#: The nodes whose calls write a run's answer. Only they stream on LangGraph's "messages" mode:
+#: every other call (a plan, a rewrite, an evaluation) is JSON a chat client should not show as
+#: the assistant talking, so it is tagged "nostream" (its progress goes out as custom events).
+ANSWER_NODES = frozenset({"synthesize", "answer"})
+
+
 @dataclass(frozen=True)
 class CallTag:
     """Who made a call, for the ledger and the per-node token breakdown."""
@@ -62,6 +69,11 @@ class CallTag:
     run_id: str | None = None
     agent_id: str | None = None
     iteration: int | None = None
+
+
+def stream_config(tag: CallTag) -> RunnableConfig | None:
+    """No config for an answer-writing call; a "nostream" tag for every other one."""
+    return None if tag.node in ANSWER_NODES else {"tags": [TAG_NOSTREAM]}
 
 
 def cache_key(
@@ -201,7 +213,7 @@ class LlmClient:
                 async with self._gate():
                     # Latency is the call itself, not the wait for a free slot.
                     started = time.perf_counter()
-                    reply = await model.ainvoke(list(messages))
+                    reply = await model.ainvoke(list(messages), stream_config(tag))
             except Exception as exc:
                 # The provider may have billed the attempt: the ledger keeps it, flagged.
                 tokens_in, tokens_out = error_usage(exc)

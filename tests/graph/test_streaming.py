@@ -78,6 +78,13 @@ async def test_progress_events_come_in_order_with_hop_indices(
 ) -> None:
     svc = services(engine, database_url, chain_rules(build_corpus(engine)))
     events = await stream(build_grasp_graph(svc, InMemorySaver()), "stream-1", subgraphs=True)
+    # Even with subgraphs, the plan, rewrite, selection and evaluation calls stream no tokens on
+    # "messages": a chat client sees the question the plan step recorded, the answer's tokens
+    # and the answer message.
+    streamed = [(k, p) for k, p in events if k.startswith(("tokens:", "answer_token", "message:"))]
+    assert {kind for kind, _ in streamed} == {"answer_token", "message:plan", "message:synthesize"}
+    asked = [p for kind, p in streamed if kind == "message:plan"]
+    assert [(m.type, m.text) for m in asked] == [("human", QUESTION)]
 
     names = [
         (e["event"], e.get("index"), e.get("round"))
@@ -157,8 +164,8 @@ async def test_answer_tokens_stream_before_the_run_ends(engine: Engine, database
         i for i, k in enumerate(kinds) if k == "answer_token"
     )
     assert message.text == "Lisbon" and len(message.content_blocks[0]["annotations"]) == 2
-    # Without subgraphs only the parent's nodes stream: no hop-internal tokens or events.
-    assert {k for k in kinds if k.startswith("tokens:")} == {"tokens:plan"}
+    # Only the answer streams: the planner's JSON is tagged nostream (hops' events stay inside).
+    assert {k for k in kinds if k.startswith("tokens:")} == set()
     assert [e["event"] for e in custom(events)] == [
         "planning",
         "plan",
