@@ -66,6 +66,9 @@ class QaRun:
             given = given.resolved(local_model=is_local(model))
         context = asdict(given)
         context.pop("corpus")
+        # A budget left off is not written, so files made before the setting existed resume.
+        if not context.get("max_tokens"):
+            context.pop("max_tokens", None)
         found = {"method": self.method, "model": model, self.method: context}
         # Through JSON once, so it compares equal to what a results file gives back.
         settings: dict[str, Any] = json.loads(json.dumps(found))
@@ -99,3 +102,5 @@ class Answer:
     citations: tuple[dict[str, Any], ...] = ()
     #: Per node: calls, tokens and the input by prompt part (evals.token_anatomy).
     anatomy: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: The token budget (max_tokens) ended the run's search.
+    budget_stopped: bool = False

@@ -51,6 +51,7 @@ def answer_of(state: Mapping[str, Any]) -> Answer:
         kept=None if kept is None else tuple(int(p) for p in kept),
         anatomy=anatomy_of(tokens.get("records") or ()),
         citations=tuple(dict(c) for c in state.get("citations") or ()),
+        budget_stopped=bool(state.get("budget_stopped")),
     )
 
 
@@ -110,6 +111,7 @@ async def solve(
         "output_tokens": answer.output_tokens,
         "tokens": answer.input_tokens + answer.output_tokens,
         "calls": answer.calls,
+        "budget_stopped": answer.budget_stopped,
         "indexing_tokens": indexing,
         "total_tokens": answer.input_tokens + answer.output_tokens + indexing,
         "wall_s": round(wall, 3),

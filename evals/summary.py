@@ -31,6 +31,8 @@ class GroupSummary:
     calls_per_question: float
     wall_s_per_question: float
     success_economy: float | None
+    #: Questions whose search the token budget (max_tokens) ended.
+    budget_stopped: int = 0
 
     def as_json(self) -> dict[str, Any]:
         """JSON-safe: an infinite SE (nothing solved) becomes the string "inf"."""
@@ -92,6 +94,7 @@ def summarise_group(
         calls_per_question=_mean([float(r.get("calls", 0)) for r in records]),
         wall_s_per_question=_mean([float(r.get("wall_s", 0.0)) for r in records]),
         success_economy=se,
+        budget_stopped=sum(1 for r in records if r.get("budget_stopped")),
     )
 
 

@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer, Overwrite, Send
 
 from graphs.agent.answer_deltas import AnswerDeltas
+from graphs.agent.budget import reached, spent
 from graphs.agent.chat_messages import answer_message, conversation_history, turn_question
 from graphs.agent.cite import turn_citations
 from graphs.agent.context import GraspContext, chosen
@@ -124,18 +125,31 @@ async def final_answer(
     return answer, why, results
 
 
-def dispatch(state: GraspState) -> list[Send] | Literal["synthesize"]:
+def out_of_budget(state: GraspState, runtime: Runtime[GraspContext] | None) -> bool:
+    """Whether the turn's tally has reached max_tokens: hops not started yet are skipped."""
+    context = (runtime.context if runtime else None) or GraspContext()
+    return reached(context.max_tokens, spent(state.get("tokens")))
+
+
+def dispatch(
+    state: GraspState, runtime: Runtime[GraspContext] | None = None
+) -> list[Send] | Literal["synthesize"]:
     """Send every sub-question whose dependencies are answered; synthesise when none is left.
 
     The ready ones go out together, so they run in the same superstep (concurrently); the next
-    layer of the DAG is dispatched once they are all back at `schedule`.
+    layer of the DAG is dispatched once they are all back at `schedule`. Past the token budget
+    none is sent: the synthesis answers from the hops done.
     """
     sub_questions = state.get("sub_questions", [])
     todo = ready(sub_questions, state.get("answers", {}))
-    if not todo:
+    if not todo or out_of_budget(state, runtime):
         return "synthesize"
     by_index = {sq["index"]: sq for sq in sub_questions}
-    return [Send("sub_agent", sub_agent_input(state, by_index, k)) for k in todo]
+    inputs = [sub_agent_input(state, by_index, k) for k in todo]
+    if runtime and runtime.context and runtime.context.max_tokens:
+        for item in inputs:  # a budgeted hop checks the turn's tally so far plus its own
+            item["spent_before"] = spent(state.get("tokens"))
+    return [Send("sub_agent", item) for item in inputs]
 
 
 @dataclass(frozen=True)
@@ -188,6 +202,7 @@ class ParentNodes:
             "hop_passages": Overwrite({}),
             "hop_reads": Overwrite({}),
             "tokens": Overwrite(report_tokens(tally("plan", results), new_turn=True)),
+            "budget_stopped": Overwrite(False),
             "final_answer": "",
             "justification": "",
             "citations": [],
@@ -195,7 +210,7 @@ class ParentNodes:
             "messages": asked,
         }
 
-    async def schedule(self, state: GraspState) -> dict[str, Any]:
+    async def schedule(self, state: GraspState, runtime: Runtime[GraspContext]) -> dict[str, Any]:
         """The join point between DAG layers; flags a plan whose remaining steps can never run."""
         sub_questions = state.get("sub_questions", [])
         answers = state.get("answers", {})
@@ -204,6 +219,8 @@ class ParentNodes:
             missing = [sq["index"] for sq in sub_questions if sq["index"] not in answers]
             return {"error": f"sub-questions {missing} can never run: their dependencies are unmet"}
         take_up(state.get("tokens"))  # the running total of `tokens` events, exact again
+        if ready(sub_questions, answers) and out_of_budget(state, runtime):
+            return {"budget_stopped": True}  # dispatch sends no hop: synthesis answers now
         by_index = {sq["index"]: sq for sq in sub_questions}
         for k in ready(sub_questions, answers):
             asked = sub_agent_input(state, by_index, k)["sub_question"]

@@ -14,6 +14,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
+from graphs.agent.budget import either
 from graphs.agent.hop_reads import HopRead, RoundRead, append_rounds, merge_hop_reads
 from graphs.agent.observations import Observation as Observation
 from graphs.agent.observations import ObservationLog as ObservationLog
@@ -213,6 +214,8 @@ class GraspState(TypedDict, total=False):
     justification: str
     citations: list[Citation]
     tokens: Annotated[TokenTally, add_tokens]
+    #: The token budget (max_tokens) ended this turn's search: hops skipped or cut short.
+    budget_stopped: Annotated[bool, either]
     error: str | None
     turns: Annotated[list[Turn], append_turns]
     conversation_tokens: Usage
@@ -223,8 +226,8 @@ class GraspState(TypedDict, total=False):
 class SubAgentInput(TypedDict, total=False):
     """What a sub-agent is given: its (placeholder-resolved) sub-question and its dependencies.
 
-    `sub_agent_input` always sends all five; total=False because the state built from this type
-    is updated a few fields at a time.
+    `sub_agent_input` always sends the first five; total=False because the state built from this
+    type is updated a few fields at a time.
     """
 
     question: str
@@ -232,6 +235,8 @@ class SubAgentInput(TypedDict, total=False):
     index: int
     sub_question: str
     dependencies: list[Dependency]
+    #: With max_tokens set, the turn's tokens when the hop was sent (its budget check adds its own).
+    spent_before: int
 
 
 class SubAgentOutput(TypedDict, total=False):
@@ -245,6 +250,7 @@ class SubAgentOutput(TypedDict, total=False):
     hop_passages: Annotated[dict[int, list[int]], merge_hop_passages]
     hop_reads: Annotated[dict[int, HopRead], merge_hop_reads]
     tokens: Annotated[TokenTally, add_tokens]
+    budget_stopped: Annotated[bool, either]
 
 
 class SubAgentState(SubAgentInput, SubAgentOutput, total=False):

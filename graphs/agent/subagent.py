@@ -11,6 +11,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
+from graphs.agent.budget import reached, spent
 from graphs.agent.context import GraspContext, chosen
 from graphs.agent.hop_reads import HopRead, RoundRead
 from graphs.agent.progress import emit
@@ -60,6 +61,12 @@ def agent_tag(node: str, state: SubAgentState, iteration: int) -> CallTag:
 def dependencies(state: SubAgentState) -> list[tuple[str, str]]:
     """The answered (sub-question, answer) pairs this sub-question builds on."""
     return [(d["sub_question"], d["answer"]) for d in state.get("dependencies", [])]
+
+
+def over_budget(state: SubAgentState, context: GraspContext) -> bool:
+    """Whether the turn's tokens at dispatch plus this hop's own have reached max_tokens."""
+    used = state.get("spent_before", 0) + spent(state.get("tokens"))
+    return reached(context.max_tokens, used)
 
 
 def observations(state: SubAgentState) -> list[str]:
@@ -122,7 +129,9 @@ class SubAgentNodes:
         candidates = state.get("candidates", [])
         iteration = state.get("iteration", 1)
         results: list[LlmResult] = []
-        if context.entity_selection == "off":
+        # Past the budget the selection call is not made: every candidate is traversed.
+        stopped = context.entity_selection != "off" and over_budget(state, context)
+        if context.entity_selection == "off" or stopped:
             chosen = [c["id"] for c in candidates]
         else:
             try:
@@ -139,11 +148,14 @@ class SubAgentNodes:
                     "sq%s: selection reply unusable (%s); taking all", state["index"], error
                 )
                 chosen, results = [c["id"] for c in candidates], failed_calls(error)
-        return {
+        update: SubAgentState = {
             "selected": chosen,
             "visited_entities": chosen,
             "tokens": tally("select_entities", results, f"sq{state['index']}", iteration),
         }
+        if stopped:
+            update["budget_stopped"] = True
+        return update
 
     async def gather_evidence(
         self, state: SubAgentState, runtime: Runtime[GraspContext]
@@ -184,7 +196,9 @@ class SubAgentNodes:
         """Note what the evidence shows, then answer or ask for another search round."""
         context, services = await self.wiring.resolve(runtime)
         iteration = state.get("iteration", 1)
-        last = iteration >= context.max_iterations
+        # Past the budget this round is the last: the hop answers from what it has found.
+        cut = iteration < context.max_iterations and over_budget(state, context)
+        last = cut or iteration >= context.max_iterations
         try:
             reply, results = await evaluate(
                 services.llm,
@@ -210,6 +224,8 @@ class SubAgentNodes:
             "decision": reply.action,
             "tokens": tally("evaluate", results, f"sq{state['index']}", iteration),
         }
+        if cut:
+            update["budget_stopped"] = True
         if reply.action == "DONE":
             update["answer"] = reply.answer
             update["answers"] = {state["index"]: reply.answer}

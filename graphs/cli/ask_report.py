@@ -182,6 +182,10 @@ def resolved_sub_question(values: dict[str, Any], index: int) -> str:
     return ""
 
 
+#: What `grasp ask` prints when the token budget ended the search.
+BUDGET_LINE = "budget: max_tokens reached; the search stopped and the answer is from what was found"
+
+
 def calls_text(calls: int) -> str:
     """'1 call', '3 calls'."""
     return f"{calls} call{'' if calls == 1 else 's'}"
@@ -200,6 +204,8 @@ def summary_lines(values: dict[str, Any], wall_s: float | None, wall_note: str =
     ]
     if values.get("error"):
         lines.append(f"error: {values['error']}")
+    if values.get("budget_stopped"):
+        lines.append(BUDGET_LINE)
     lines.append(
         f"tokens: {tokens.get('input_tokens', 0)} in / {tokens.get('output_tokens', 0)} out"
     )

@@ -1,4 +1,4 @@
-"""What every peer's run configuration shares: the corpus, the chat model and the passage cut.
+"""What every run's configuration shares: the corpus, the chat model, the passage cut, the budget.
 
 Each peer subclasses PeerContext with its own fields; Studio shows every field's description.
 """
@@ -41,11 +41,20 @@ class PeerContext:
         },
     )
 
+    max_tokens: int = field(
+        default=0,
+        metadata={
+            "description": "token budget per question: once the run's tally reaches it, no "
+            "further search or iteration call is made and the answer is written from what was "
+            "found; 0 = no budget"
+        },
+    )
+
     def passage_chars(self, count: int) -> int:
         """The cut of each of `count` passages shown in one prompt (max_passage_chars, or less)."""
         return passage_cut(self.max_passage_chars, self.prompt_chars, count)
 
     def __post_init__(self) -> None:
-        at_least(self, 0, "max_passage_chars", "prompt_chars")
+        at_least(self, 0, "max_passage_chars", "prompt_chars", "max_tokens")
         if not self.corpus.strip():
             raise ValueError("corpus must name an indexed corpus")

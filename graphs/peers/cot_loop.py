@@ -1,8 +1,9 @@
 """The iterative retrieve ↔ reason loop shared by IRCoT + PPR and SA-RAG + CoT.
 
 start → retrieve (the question first, then each new reasoning sentence) → think (one sentence)
-⟲ until a sentence settles the answer, repeats an earlier one, or `max_steps` sentences are
-written → answer from every passage retrieved, with the sentences as notes.
+⟲ until a sentence settles the answer, repeats an earlier one, `max_steps` sentences are
+written or the run's tokens reach `max_tokens` → answer from every passage retrieved, with the
+sentences as notes.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
+from graphs.agent.budget import reached, spent
 from graphs.agent.state import tally
 from graphs.agent.subagent import failed_calls
 from graphs.peers.context import PeerContext, at_least
@@ -57,8 +59,12 @@ class CotState(PeerState, total=False):
 
 
 def next_after_think(state: CotState, context: CotContext) -> Literal["retrieve", "answer"]:
-    """Retrieve again unless the answer is settled or the steps are used up."""
-    if state.get("done") or state.get("step", 0) >= context.max_steps:
+    """Retrieve again unless the answer is settled, the steps are used up or the budget is."""
+    if (
+        state.get("done")
+        or state.get("budget_stopped")
+        or state.get("step", 0) >= context.max_steps
+    ):
         return "answer"
     return "retrieve"
 
@@ -106,12 +112,18 @@ def build_cot_loop(
             }
         # A repeated sentence would retrieve nothing new: the loop has stalled, so answer.
         repeated = reply.thought in thoughts
+        done = reply.done or repeated
+        tokens = tally("think", results, iteration=step)
+        # Another step would be another reasoning call: past the budget the loop answers instead.
+        more = not done and step < context.max_steps
         return {
             "step": step,
-            "done": reply.done or repeated,
+            "done": done,
             "query": reply.thought,
             "notes": thoughts if repeated else [*thoughts, reply.thought],
-            "tokens": tally("think", results, iteration=step),
+            "tokens": tokens,
+            "budget_stopped": more
+            and reached(context.max_tokens, spent(state.get("tokens"), tokens)),
         }
 
     def after_think(state: CotState, runtime: Runtime[C]) -> Literal["retrieve", "answer"]:

@@ -4,8 +4,8 @@ Candidates are the top dense passages for the question and for each sub-question
 de-duplicated. Each round the Selector picks, among the candidates not kept yet, those that
 directly support the question; the Adder then adds what the kept set still lacks. The kept set is
 the union over rounds; the loop stops after `max_rounds` (the paper's N = 3), or earlier when a
-round keeps nothing new. `kept` in the final state is the evidence set, for retrieval precision
-and recall.
+round keeps nothing new, or once the run's tokens reach `max_tokens`. `kept` in the final state
+is the evidence set, for retrieval precision and recall.
 """
 
 from __future__ import annotations
@@ -13,13 +13,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
-from graphs.agent.state import tally
+from graphs.agent.budget import reached, spent
+from graphs.agent.state import TokenTally, tally
 from graphs.agent.subagent import failed_calls
 from graphs.peers.context import PeerContext, at_least
 from graphs.peers.retrieve_answer import PeerGraph
@@ -99,11 +100,29 @@ def with_kept(state: PrismState, numbers: list[int]) -> list[int]:
     return [pid for pid in candidates if pid in keep]
 
 
-def after_adder(state: PrismState, runtime: Runtime[PrismContext]) -> Literal["select", "answer"]:
-    """Another round while rounds are left, the last one kept something, and candidates remain."""
-    context = runtime.context or PrismContext()
+def another_round(state: PrismState, context: PrismContext) -> bool:
+    """Whether rounds are left, the last one kept something, and candidates remain."""
     more = state.get("round", 0) < context.max_rounds and state.get("new_this_round", 0) > 0
-    return "select" if more and not_kept(state) else "answer"
+    return more and bool(not_kept(state))
+
+
+def after_adder(state: PrismState, runtime: Runtime[PrismContext]) -> Literal["select", "answer"]:
+    """Another round while one is due and the budget allows it."""
+    context = runtime.context or PrismContext()
+    due = another_round(state, context) and not state.get("budget_stopped")
+    return "select" if due else "answer"
+
+
+def unless_stopped(state: PrismState) -> Literal["select", "add", "answer"]:
+    """After the analyzer or the Selector: the next agent, or the answer past the budget."""
+    if state.get("budget_stopped"):
+        return "answer"
+    return "add" if state.get("round", 0) else "select"
+
+
+def stops(context: PrismContext, state: PrismState, tokens: TokenTally, follows: bool) -> bool:
+    """Whether another agent call `follows` but the run's tokens have reached the budget."""
+    return follows and reached(context.max_tokens, spent(state.get("tokens"), tokens))
 
 
 @dataclass(frozen=True)
@@ -114,7 +133,7 @@ class PrismNodes:
 
     async def analyze(self, state: PrismState, runtime: Runtime[PrismContext]) -> dict[str, Any]:
         """The Question Analyzer: sub-questions (the question itself when the reply is unusable)."""
-        _, services = await self.wiring.resolve(runtime)
+        context, services = await self.wiring.resolve(runtime)
         error = None
         try:
             subs, results = await decompose(
@@ -124,7 +143,13 @@ class PrismNodes:
             subs, results = [state["question"]], failed_calls(exc)
             error = f"analysis unusable ({exc}); the question is its own sub-question"
             log.warning(error)
-        return {"sub_questions": subs, "error": error, "tokens": tally("analyze", results)}
+        tokens = tally("analyze", results)
+        return {
+            "sub_questions": subs,
+            "error": error,
+            "tokens": tokens,
+            "budget_stopped": stops(context, state, tokens, True),
+        }
 
     async def gather(self, state: PrismState, runtime: Runtime[PrismContext]) -> dict[str, Any]:
         """Candidates: the top dense passages of the question and of each sub-question."""
@@ -151,12 +176,15 @@ class PrismNodes:
         round_ = state.get("round", 0) + 1
         picked, results = await self._ask("select", state, round_, context, services)
         kept = with_kept(state, picked)
+        tokens = tally("select", results, iteration=round_)
+        left = len(kept) < len(state.get("candidates", []))  # the Adder has some to judge
         return {
             "round": round_,
             "kept": kept,
             "passages": kept,
             "new_this_round": len(picked),
-            "tokens": tally("select", results, iteration=round_),
+            "tokens": tokens,
+            "budget_stopped": stops(context, state, tokens, left),
         }
 
     async def add(self, state: PrismState, runtime: Runtime[PrismContext]) -> dict[str, Any]:
@@ -165,12 +193,14 @@ class PrismNodes:
         round_ = state.get("round", 1)
         added, results = await self._ask("add", state, round_, context, services)
         kept = with_kept(state, added)
-        return {
+        tokens = tally("add", results, iteration=round_)
+        update: dict[str, Any] = {
             "kept": kept,
             "passages": kept,
             "new_this_round": state.get("new_this_round", 0) + len(added),
-            "tokens": tally("add", results, iteration=round_),
         }
+        due = another_round(cast(PrismState, {**state, **update}), context)
+        return {**update, "tokens": tokens, "budget_stopped": stops(context, state, tokens, due)}
 
     async def _ask(
         self,
@@ -205,7 +235,7 @@ class PrismNodes:
 def build_prism_graph(
     services: Services | ServicesProvider | None = None, checkpointer: Checkpointer = None
 ) -> PeerGraph:
-    """Compile start → analyze → gather → (select → add)×≤N → answer."""
+    """Compile start → analyze → gather → (select → add)×≤N → answer (sooner past the budget)."""
     wiring = Wiring(as_provider(services), PrismContext)
     steps = PeerSteps(wiring)
     nodes = PrismNodes(wiring)
@@ -219,8 +249,8 @@ def build_prism_graph(
     graph.add_edge(START, "start")
     graph.add_edge("start", "analyze")
     graph.add_edge("analyze", "gather")
-    graph.add_edge("gather", "select")
-    graph.add_edge("select", "add")
+    graph.add_conditional_edges("gather", unless_stopped, ["select", "answer"])
+    graph.add_conditional_edges("select", unless_stopped, ["add", "answer"])
     graph.add_conditional_edges("add", after_adder, ["select", "answer"])
     graph.add_edge("answer", END)
     return graph.compile(checkpointer=checkpointer, name="prism")

@@ -2,6 +2,7 @@
 
 Each sub-question is answered from its own dense top-k passages and the earlier answers (which
 also fill its #k placeholders); the final answer comes from the (sub-question → answer) findings.
+Once the run's tokens reach `max_tokens`, the sub-questions left are not asked.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer
 
-from graphs.agent.state import tally
+from graphs.agent.budget import reached, spent
+from graphs.agent.state import TokenTally, tally
 from graphs.agent.subagent import failed_calls
 from graphs.peers.context import PeerContext, at_least
 from graphs.peers.retrieve_answer import PeerGraph
@@ -60,9 +62,15 @@ def resolved(state: SelfAskState, index: int) -> str:
 
 
 def after_sub_answer(state: SelfAskState) -> Literal["ask_next", "answer"]:
-    """The next sub-question, or the final answer once all are answered."""
+    """The next sub-question, or the final answer once all are answered or the budget is spent."""
     done = len(state.get("sub_answers", []))
-    return "ask_next" if done < len(state.get("sub_questions", [])) else "answer"
+    left = done < len(state.get("sub_questions", []))
+    return "ask_next" if left and not state.get("budget_stopped") else "answer"
+
+
+def stops(context: SelfAskContext, left: bool, *tallies: TokenTally | None) -> bool:
+    """Whether sub-questions are `left` but the tallies have spent the budget."""
+    return left and reached(context.max_tokens, spent(*tallies))
 
 
 @dataclass(frozen=True)
@@ -75,7 +83,7 @@ class SelfAskNodes:
         self, state: SelfAskState, runtime: Runtime[SelfAskContext]
     ) -> dict[str, Any]:
         """The sub-questions (the question itself when the reply is unusable)."""
-        _, services = await self.wiring.resolve(runtime)
+        context, services = await self.wiring.resolve(runtime)
         error = None
         try:
             subs, results = await decompose(
@@ -85,11 +93,13 @@ class SelfAskNodes:
             subs, results = [state["question"]], failed_calls(exc)
             error = f"decomposition unusable ({exc}); the question is asked whole"
             log.warning(error)
+        tokens = tally("decompose", results)
         return {
             "sub_questions": subs,
             "sub_answers": [],
             "error": error,
-            "tokens": tally("decompose", results),
+            "tokens": tokens,
+            "budget_stopped": stops(context, bool(subs), state.get("tokens"), tokens),
         }
 
     async def ask_next(
@@ -115,11 +125,18 @@ class SelfAskNodes:
             tag=call_tag("ask_next", state, index + 1),
         )
         answer = outcome.answer or UNKNOWN
+        tokens = tally("ask_next", outcome.results, iteration=index + 1)
         return {
             "passages": merged(state.get("passages", []), ids),
             "sub_answers": [*state.get("sub_answers", []), answer],
             "notes": [*state.get("notes", []), f"{question} → {answer}"],
-            "tokens": tally("ask_next", outcome.results, iteration=index + 1),
+            "tokens": tokens,
+            "budget_stopped": stops(
+                context,
+                index + 1 < len(state.get("sub_questions", [])),
+                state.get("tokens"),
+                tokens,
+            ),
         }
 
     async def answer(self, state: SelfAskState, runtime: Runtime[SelfAskContext]) -> dict[str, Any]:
@@ -145,7 +162,7 @@ class SelfAskNodes:
 def build_self_ask_graph(
     services: Services | ServicesProvider | None = None, checkpointer: Checkpointer = None
 ) -> PeerGraph:
-    """Compile start → decompose → ask_next ⟲ → answer."""
+    """Compile start → decompose → (ask_next ⟲ | answer) → answer."""
     wiring = Wiring(as_provider(services), SelfAskContext)
     steps = PeerSteps(wiring)
     nodes = SelfAskNodes(wiring)
@@ -156,7 +173,7 @@ def build_self_ask_graph(
     graph.add_node("answer", nodes.answer)
     graph.add_edge(START, "start")
     graph.add_edge("start", "decompose")
-    graph.add_edge("decompose", "ask_next")
+    graph.add_conditional_edges("decompose", after_sub_answer, ["ask_next", "answer"])
     graph.add_conditional_edges("ask_next", after_sub_answer, ["ask_next", "answer"])
     graph.add_edge("answer", END)
     return graph.compile(checkpointer=checkpointer, name="self_ask")

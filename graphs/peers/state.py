@@ -36,6 +36,8 @@ class PeerState(TypedDict, total=False):
     #: The answer's sources, picked from the passages shown (see graphs/peers/cite.py).
     citations: list[Citation]
     tokens: Annotated[TokenTally, add_tokens]
+    #: The token budget (max_tokens) ended the search: the answer came from what was found.
+    budget_stopped: bool
     error: str | None
     #: The thread's questions and answers as chat messages (a peer answers each one afresh).
     messages: Annotated[list[AnyMessage], add_messages]

@@ -78,6 +78,7 @@ class PeerSteps(Generic[C]):
             "final_answer": "",
             "citations": [],
             "error": None,
+            "budget_stopped": False,
             # A new question on a used thread starts from scratch: the reducer would add.
             "tokens": Overwrite(empty_tally()),
             "messages": asked,
