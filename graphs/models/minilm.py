@@ -37,6 +37,9 @@ MINILM_VARIANTS = ("torch", "onnx", "onnx-int8")
 MAX_STREAMS = 4
 #: Texts per slice handed to a stream: a few encoder batches, so streams stay evenly loaded.
 SLICE = 256
+#: Texts per encoder batch, by variant. ONNX Runtime runs small batches of similar length faster
+#: (int8 on 600 MuSiQue sentences, one thread: 114 texts per CPU-second at 16, 100 at 64).
+BATCH_SIZES = {"torch": 64, "onnx": 16, "onnx-int8": 16}
 
 
 def minilm_name(variant: str) -> str:
@@ -63,7 +66,7 @@ class MiniLmEmbedder:
 
     def __init__(
         self,
-        batch_size: int = 64,
+        batch_size: int | None = None,
         streams: int | None = None,
         variant: str = "torch",
         model_dir: Path | None = None,
@@ -74,7 +77,7 @@ class MiniLmEmbedder:
         self.variant = variant
         self.dim = 384
         self.cpu_bound = True
-        self.batch_size = batch_size
+        self.batch_size = batch_size or BATCH_SIZES[variant]
         cores = usable_cores()
         self.streams = max(1, streams or min(cores, MAX_STREAMS))
         self._threads = max(1, cores // self.streams)

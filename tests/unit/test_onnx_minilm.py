@@ -71,10 +71,13 @@ def test_int8_rows_stay_close_whatever_batch_they_share() -> None:
     texts = [
         f"Person {i} was born in town {i % 37} in {1800 + i % 211}." for i in range(SLICE + 40)
     ]
+    # Batches of 16 near-identical texts move a row most: as low as 0.988 here, 0.993 on average.
     embedder = MiniLmEmbedder(streams=2, variant="onnx-int8")
     batched = embedder.embed(texts)
-    alone = np.concatenate([embedder.embed([texts[i]]) for i in (0, SLICE + 5)])
-    assert np.sum(alone * batched[[0, SLICE + 5]], axis=1).min() > 0.99
+    picked = list(range(0, len(texts), 7))
+    alone = np.concatenate([embedder.embed([texts[i]]) for i in picked])
+    cosines = np.sum(alone * batched[picked], axis=1)
+    assert cosines.min() > 0.985 and cosines.mean() > 0.99, cosines
 
 
 @pytest.mark.parametrize(
@@ -125,3 +128,22 @@ def test_the_model_dir_is_searched_after_the_weights_folder(
     assert find_onnx_model("onnx-int8", model_dir) == exported
     with pytest.raises(EmbedderConfigError, match="no model.onnx for MiniLM@onnx"):
         make_embedder("local:all-MiniLM-L6-v2@onnx", model_dir=model_dir)
+
+
+def test_the_int8_file_runs_the_tanh_gelu_on_fused_attention() -> None:
+    # The recipe the file's name stands for: FastGelu (8 % faster than the exact BiasGelu), and
+    # the fused attention quantised.
+    import onnx
+
+    _exported("onnx-int8")
+    model = onnx.load(str(find_onnx_model("onnx-int8")), load_external_data=False)
+    ops = {node.op_type for node in model.graph.node}
+    assert {"FastGelu", "QAttention", "MatMulInteger"} <= ops
+    assert "BiasGelu" not in ops
+
+
+def test_onnx_variants_encode_in_small_batches_and_torch_in_its_own() -> None:
+    _exported("onnx")
+    assert MiniLmEmbedder(streams=1).batch_size == 64
+    assert MiniLmEmbedder(streams=1, variant="onnx").batch_size == 16
+    assert MiniLmEmbedder(streams=1, variant="onnx", batch_size=5).batch_size == 5
