@@ -2,8 +2,9 @@
 
 - precision: cited passages that are gold supporting passages / cited passages;
 - recall: gold supporting passages cited / gold supporting passages;
-- answer support: a correct answer's text stated in one of its cited texts (yes/no answers,
-  which no text states, are left out).
+- answer support: a correct answer's text stated in one of its cited passages (yes/no answers,
+  which no text states, are left out); `answer_in_sentence` asks the stricter question of the
+  cited sentences themselves, the text a reader sees highlighted.
 
 Each is averaged over the questions where it is defined (precision needs a citation and gold
 passages, recall gold passages, support a correct non-yes/no answer).
@@ -23,14 +24,22 @@ def citation_facts(
     correct: bool,
     citations: Sequence[Mapping[str, Any]],
     gold: Sequence[int],
+    passage_texts: Mapping[int, str] | None = None,
 ) -> dict[str, Any]:
-    """One question's citation record for its result line."""
+    """One question's citation record for its result line.
+
+    `passage_texts` holds the cited passages' texts; a passage missing there is judged by its
+    cited sentence alone.
+    """
     cited = list(dict.fromkeys(int(c["passage_id"]) for c in citations))
     golden = set(gold)
     hits = len(golden.intersection(cited))
     supported: bool | None = None
+    in_sentence: bool | None = None
     if correct and not is_yes_no(prediction):
-        supported = any(states(str(c["text"]), prediction) for c in citations)
+        in_sentence = any(states(str(c["text"]), prediction) for c in citations)
+        texts = passage_texts or {}
+        supported = in_sentence or any(states(texts.get(p, ""), prediction) for p in cited)
     return {
         "cited": cited,
         "gold": sorted(golden),
@@ -38,6 +47,7 @@ def citation_facts(
         "precision": hits / len(cited) if cited and golden else None,
         "recall": hits / len(golden) if golden else None,
         "answer_supported": supported,
+        "answer_in_sentence": in_sentence,
     }
 
 
@@ -87,7 +97,8 @@ CITATION_HEADER = ["method", "n", "precision", "recall", "answer support", "cite
 CITATION_NOTE = (
     "Citation precision = cited passages that are gold supporting passages / cited passages; "
     "recall = gold passages cited / gold passages; answer support = correct answers (EM) whose "
-    "text one of their cited sentences states, yes/no answers left out (n in brackets); each "
+    "text one of their cited passages states (older lines, without `answer_in_sentence`: a cited sentence), "
+    "yes/no answers left out (n in brackets); each "
     "averaged over the questions where it is defined. cited/q = distinct passages cited per "
     "question; uncited = answers without a citation."
 )

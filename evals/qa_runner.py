@@ -22,6 +22,7 @@ from graphs.peers.registry import METHODS as REGISTRY
 from graphs.peers.registry import AnyGraph, build_method_graph
 from graphs.runtime.checkpoints import open_checkpointer
 from nodes.llm.client import LlmClient
+from store.passage_search import passages_by_id
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,15 @@ async def answer_item(run: QaRun, graph: AnyGraph, item: QaItem, thread: str) ->
     return answer_of(state)
 
 
+async def cited_passage_texts(run: QaRun, citations: Sequence[Mapping[str, Any]]) -> dict[int, str]:
+    """Title and text of each cited passage, for answer support (the store, off the loop)."""
+    ids = list(dict.fromkeys(int(c["passage_id"]) for c in citations))
+    if not ids:
+        return {}
+    found = await asyncio.to_thread(passages_by_id, run.services.engine, ids)
+    return {p.id: f"{p.title}. {p.text}" for p in found}
+
+
 async def solve(
     run: QaRun, graph: AnyGraph, judge: LlmClient | None, item: QaItem
 ) -> dict[str, Any]:
@@ -130,7 +140,11 @@ async def solve(
         record["kept"] = await kept_facts(run, item, answer.kept)
     gold = [step.passage_id for step in item.gold if step.passage_id is not None]
     record["citation"] = citation_facts(
-        answer.prediction, record["em"] == 1.0, answer.citations, gold
+        answer.prediction,
+        record["em"] == 1.0,
+        answer.citations,
+        gold,
+        await cited_passage_texts(run, answer.citations),
     )
     if judge is not None:
         # The judge's tokens are kept apart: they are the evaluation's cost, not the system's.

@@ -28,7 +28,21 @@ def test_one_question_scores_its_cited_passages_against_the_gold_ones() -> None:
         "precision": pytest.approx(2 / 3),
         "recall": pytest.approx(2 / 3),
         "answer_supported": True,
+        "answer_in_sentence": True,
     }
+
+
+def test_answer_support_reads_the_cited_passage_not_only_its_sentence() -> None:
+    hall = cite(4, "Hall was the first president of the American Psychological Association.")
+    texts = {4: "G. Stanley Hall. Granville Stanley Hall (G. Stanley Hall) was a psychologist."}
+    facts = citation_facts("G. Stanley Hall", True, [hall], [4], texts)
+    assert (facts["answer_supported"], facts["answer_in_sentence"]) == (True, False)
+    # Without the passage's text only the sentence is read; another passage's text never counts.
+    assert citation_facts("G. Stanley Hall", True, [hall], [4])["answer_supported"] is False
+    elsewhere = {5: texts[4]}
+    assert (
+        citation_facts("G. Stanley Hall", True, [hall], [4], elsewhere)["answer_supported"] is False
+    )
 
 
 def test_undefined_metrics_are_none_not_zero() -> None:
