@@ -24,6 +24,7 @@ EvidenceKind = Literal["passages", "propositions"]
 Retrieval = Literal["grasp", "dense"]
 Planner = Literal["on", "off"]
 Synthesis = Literal["findings", "reader"]
+FirstSearch = Literal["rewrite", "question"]
 Profile = Literal["auto", "paper", "small"]
 Group = Literal["retrieval", "agent", "model", "conversation"]
 
@@ -54,6 +55,7 @@ CHOICES: dict[str, Any] = {
     "planner": Planner,
     "unwritten_needs": UnwrittenNeeds,
     "synthesis": Synthesis,
+    "first_search": FirstSearch,
     "profile": Profile,
 }
 _AT_LEAST_ONE = (
@@ -68,6 +70,7 @@ _AT_LEAST_ONE = (
 )
 _NOT_NEGATIVE = (
     "max_observations",
+    "focus_chars",
     "propositions_per_entity",
     "history_turns",
     "history_chars",
@@ -159,6 +162,12 @@ class GraspContext(PeerContext):
     max_iterations: int = setting(3, "agent", "search rounds a hop may take before it answers")
     max_observations: int = setting(12, "agent", "cap of a hop's observation list")
     reader_passages: int = setting(5, "agent", "synthesis=reader: passages it reads")
+    first_search: FirstSearch = setting(
+        "rewrite", "agent", "a hop's first search: a rewrite call's, or the sub-question (no call)"
+    )
+    focus_chars: int = setting(
+        0, "agent", "evaluate reads each passage's sentences nearest the search, ≤ this; 0 = whole"
+    )
     entity_selection: EntitySelection | None = by_profile(
         "entity_selection", "agent", "ablation: llm picks entities, or off (all candidates)"
     )

@@ -27,6 +27,7 @@ from graphs.agent.token_events import reported_tally as tally  # each call also 
 from graphs.runtime.wiring import Wiring, run_id
 from nodes.agent.evaluate import UNKNOWN, EvaluationReply, evaluate
 from nodes.agent.evidence import gather_evidence
+from nodes.agent.focus import focus_query, focused_evidence
 from nodes.agent.rewrite import rewrite
 from nodes.agent.search import search
 from nodes.agent.select_entities import select_entities
@@ -82,7 +83,12 @@ class SubAgentNodes:
 
     async def rewrite(self, state: SubAgentState, runtime: Runtime[GraspContext]) -> SubAgentState:
         """Turn the sub-question into a search statement (dense) and keywords (BM25)."""
-        _, services = await self.wiring.resolve(runtime)
+        context, services = await self.wiring.resolve(runtime)
+        if context.first_search == "question":
+            # The sub-question, earlier answers filled in, is the first query: no call.
+            statement = state["sub_question"]
+            emit("searching", index=state["index"], round=1, query=statement)
+            return {"iteration": 1, "search_statement": statement, "keywords": []}
         try:
             reply, results = await rewrite(
                 services.llm,
@@ -206,7 +212,13 @@ class SubAgentNodes:
                 sub_question=state["sub_question"],
                 dependencies=dependencies(state),
                 observations=observations(state),
-                evidence=state.get("evidence", []),
+                evidence=focused_evidence(
+                    state.get("evidence", []),
+                    focus_query(
+                        state["sub_question"], state["search_statement"], state["keywords"]
+                    ),
+                    context.focus_chars,
+                ),
                 last_round=last,
                 max_chars=context.passage_chars(len(state.get("evidence", []))),
                 tag=agent_tag("evaluate", state, iteration),
