@@ -66,13 +66,20 @@ class QaRun:
             given = given.resolved(local_model=is_local(model))
         context = asdict(given)
         context.pop("corpus")
-        # A budget left off is not written, so files made before the setting existed resume.
-        if not context.get("max_tokens"):
-            context.pop("max_tokens", None)
+        # A setting added later is not written at the value that behaves as before it existed,
+        # so files made before it resume (and a run that uses it is told apart).
+        for name, before in ADDED_LATER.items():
+            if name in context and context[name] == before:
+                context.pop(name)
         found = {"method": self.method, "model": model, self.method: context}
         # Through JSON once, so it compares equal to what a results file gives back.
         settings: dict[str, Any] = json.loads(json.dumps(found))
         return settings
+
+
+#: Context fields added after results files were recorded, each with its value that changes
+#: nothing (a budget of 0 is none; a hop's first search by a rewrite call; whole passages).
+ADDED_LATER: dict[str, Any] = {"max_tokens": 0, "first_search": "rewrite", "focus_chars": 0}
 
 
 @dataclass
