@@ -28,6 +28,8 @@ async def evaluate(
     progress: Callable[[str], None] | None = None,
 ) -> tuple[RunOutcome, list[GroupSummary]]:
     """Run, estimate the closed-book p_i (when p_samples > 0), summarise and save the summary."""
+    # Taken before the run: a long run's tree may be committed to, or edited, while it answers.
+    origin = provenance()
     outcome = await run_questions(run, items, progress)
     probabilities: dict[str, float] | None = None
     if p_samples > 0 and sampler is not None:
@@ -49,7 +51,7 @@ async def evaluate(
         "failed": [{"id": qid, "error": error} for qid, error in outcome.failed],
         "p_samples": p_samples,
         "groups": [s.as_json() for s in summaries],
-        **provenance(),  # the command and commit docs/results.md shows beside the numbers
+        **origin,  # the command and commit docs/results.md shows beside the numbers
     }
     kept = summarise_kept(outcome.records)
     if kept is not None:

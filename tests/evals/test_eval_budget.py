@@ -3,16 +3,19 @@
 import json
 from pathlib import Path
 
+import pytest
 from sqlalchemy import Engine
 
+from evals import qa_evaluate
 from evals.qa_runner import answer_of
+from graphs.models.scripted_model import ScriptedChatModel
 from tests.fixtures.eval_films import CHAIN_Q, COMPARE_Q, QUESTIONS, args, evaluate, make_services
 from tests.fixtures.films import build_corpus
 from tests.fixtures.peers import ANSWER, DECOMPOSE, FINDINGS, expected_tally, rule
 
 
 async def test_eval_lines_record_a_budget_stop(
-    engine: Engine, database_url: str, tmp_path: Path
+    engine: Engine, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     questions = tmp_path / "musique_toy.json"
     questions.write_text(json.dumps(QUESTIONS))
@@ -45,6 +48,12 @@ async def test_eval_lines_record_a_budget_stop(
         "max_tokens=536",
     )
 
+    # The summary's commit is the one the run started at: report how many calls had been made.
+    model = svc.llm.model
+    assert isinstance(model, ScriptedChatModel)
+    monkeypatch.setattr(
+        qa_evaluate, "provenance", lambda: {"command": "c", "commit": f"{len(model.prompts)} calls"}
+    )
     run, outcome, summaries = await evaluate(cli, svc, None)
 
     assert (outcome.answered, outcome.failed) == (2, [])
@@ -55,6 +64,8 @@ async def test_eval_lines_record_a_budget_stop(
         [DECOMPOSE, ANSWER, FINDINGS]
     )
     assert chain["settings"]["self-ask"]["max_tokens"] == 536
+    summary = json.loads(run.results.with_name(run.results.stem + ".summary.json").read_text())
+    assert summary["commit"] == "0 calls"
     assert summaries[0].budget_stopped == 1
     assert summaries[0].as_json()["budget_stopped"] == 1
 
