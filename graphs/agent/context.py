@@ -5,7 +5,7 @@ its group and Studio shows its description). The fields every peer has (corpus, 
 passage cut) are inherited from PeerContext. Retrieval numbers take their defaults from
 RetrievalParams, their one home in the store.
 
-Five agent settings depend on the model (`MODEL_PROFILES`): they default to None, "the profile's
+Seven agent settings depend on the model (`MODEL_PROFILES`): they default to None, "the profile's
 choice", and `resolved` turns the profile into explicit values once, before any node runs.
 """
 
@@ -37,6 +37,8 @@ MODEL_PROFILES: dict[str, dict[str, Any]] = {
         "bounded_replies": False,
         "unwritten_needs": "append",
         "bridge_check": False,
+        "first_search": "rewrite",
+        "focus_chars": 0,
     },
     "small": {
         "entity_selection": "off",
@@ -44,6 +46,8 @@ MODEL_PROFILES: dict[str, dict[str, Any]] = {
         "bounded_replies": True,
         "unwritten_needs": "drop",
         "bridge_check": True,
+        "first_search": "question",
+        "focus_chars": 300,
     },
 }
 #: Each choice-valued setting and its choices (a None profile setting is checked once resolved).
@@ -162,11 +166,11 @@ class GraspContext(PeerContext):
     max_iterations: int = setting(3, "agent", "search rounds a hop may take before it answers")
     max_observations: int = setting(12, "agent", "cap of a hop's observation list")
     reader_passages: int = setting(5, "agent", "synthesis=reader: passages it reads")
-    first_search: FirstSearch = setting(
-        "rewrite", "agent", "a hop's first search: a rewrite call's, or the sub-question (no call)"
+    first_search: FirstSearch | None = by_profile(
+        "first_search", "agent", "a hop's first search: a rewrite call's, or the sub-question"
     )
-    focus_chars: int = setting(
-        0, "agent", "evaluate reads each passage's sentences nearest the search, ≤ this; 0 = whole"
+    focus_chars: int | None = by_profile(
+        "focus_chars", "agent", "evaluate reads each passage's sentences nearest the search, ≤ N"
     )
     entity_selection: EntitySelection | None = by_profile(
         "entity_selection", "agent", "ablation: llm picks entities, or off (all candidates)"
@@ -209,7 +213,7 @@ class GraspContext(PeerContext):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
         for name in _NOT_NEGATIVE:
-            if getattr(self, name) < 0:
+            if (getattr(self, name) or 0) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")
         for name, kind in CHOICES.items():
             value = getattr(self, name)

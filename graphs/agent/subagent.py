@@ -84,7 +84,7 @@ class SubAgentNodes:
     async def rewrite(self, state: SubAgentState, runtime: Runtime[GraspContext]) -> SubAgentState:
         """Turn the sub-question into a search statement (dense) and keywords (BM25)."""
         context, services = await self.wiring.resolve(runtime)
-        if context.first_search == "question":
+        if chosen(context.first_search, "first_search") == "question":
             # The sub-question, earlier answers filled in, is the first query: no call.
             statement = state["sub_question"]
             emit("searching", index=state["index"], round=1, query=statement)
@@ -217,7 +217,7 @@ class SubAgentNodes:
                     focus_query(
                         state["sub_question"], state["search_statement"], state["keywords"]
                     ),
-                    context.focus_chars,
+                    chosen(context.focus_chars, "focus_chars"),
                 ),
                 last_round=last,
                 max_chars=context.passage_chars(len(state.get("evidence", []))),
