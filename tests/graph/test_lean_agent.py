@@ -1,5 +1,6 @@
 """The lean agent's settings on the scripted films chain: first_search=question, focus_chars."""
 
+import re
 from typing import Any
 
 from sqlalchemy import Engine
@@ -36,9 +37,8 @@ def calls(svc: Services) -> list[str]:
 
 def question_rules(ids: dict[str, int]) -> list[Any]:
     """The chain's plan, evaluations and synthesis; each hop searched by its sub-question."""
-    kept = [
-        r for r in chain_rules(ids) if not r.when[0].startswith(("You\\ prepare", "You\\ steer"))
-    ]
+    searches = {re.escape(REWRITE), re.escape(SELECT)}  # a rule's first pattern names its node
+    kept = [r for r in chain_rules(ids) if r.when[0] not in searches]
     return [
         rule(
             SELECT,
