@@ -79,7 +79,13 @@ class QaRun:
 
 #: Context fields added after results files were recorded, each with its value that changes
 #: nothing (a budget of 0 is none; a hop's first search by a rewrite call; whole passages).
-ADDED_LATER: dict[str, Any] = {"max_tokens": 0, "first_search": "rewrite", "focus_chars": 0}
+ADDED_LATER: dict[str, Any] = {
+    "max_tokens": 0,
+    "first_search": "rewrite",
+    "focus_chars": 0,
+    "evaluator_prompt": "full",
+    "reader_focus_chars": 0,
+}
 
 
 @dataclass

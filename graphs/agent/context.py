@@ -5,7 +5,7 @@ its group and Studio shows its description). The fields every peer has (corpus, 
 passage cut) are inherited from PeerContext. Retrieval numbers take their defaults from
 RetrievalParams, their one home in the store.
 
-Seven agent settings depend on the model (`MODEL_PROFILES`): they default to None, "the profile's
+Nine agent settings depend on the model (`MODEL_PROFILES`): they default to None, "the profile's
 choice", and `resolved` turns the profile into explicit values once, before any node runs.
 """
 
@@ -25,6 +25,7 @@ Retrieval = Literal["grasp", "dense"]
 Planner = Literal["on", "off"]
 Synthesis = Literal["findings", "reader"]
 FirstSearch = Literal["rewrite", "question"]
+EvaluatorPrompt = Literal["full", "brief"]
 Profile = Literal["auto", "paper", "small"]
 Group = Literal["retrieval", "agent", "model", "conversation"]
 
@@ -39,6 +40,8 @@ MODEL_PROFILES: dict[str, dict[str, Any]] = {
         "bridge_check": False,
         "first_search": "rewrite",
         "focus_chars": 0,
+        "evaluator_prompt": "full",
+        "reader_focus_chars": 0,
     },
     "small": {
         "entity_selection": "off",
@@ -48,6 +51,8 @@ MODEL_PROFILES: dict[str, dict[str, Any]] = {
         "bridge_check": True,
         "first_search": "question",
         "focus_chars": 300,
+        "evaluator_prompt": "brief",
+        "reader_focus_chars": 300,
     },
 }
 #: Each choice-valued setting and its choices (a None profile setting is checked once resolved).
@@ -60,6 +65,7 @@ CHOICES: dict[str, Any] = {
     "unwritten_needs": UnwrittenNeeds,
     "synthesis": Synthesis,
     "first_search": FirstSearch,
+    "evaluator_prompt": EvaluatorPrompt,
     "profile": Profile,
 }
 _AT_LEAST_ONE = (
@@ -75,6 +81,7 @@ _AT_LEAST_ONE = (
 _NOT_NEGATIVE = (
     "max_observations",
     "focus_chars",
+    "reader_focus_chars",
     "propositions_per_entity",
     "history_turns",
     "history_chars",
@@ -171,6 +178,12 @@ class GraspContext(PeerContext):
     )
     focus_chars: int | None = by_profile(
         "focus_chars", "agent", "evaluate reads each passage's sentences nearest the search, ≤ N"
+    )
+    evaluator_prompt: EvaluatorPrompt | None = by_profile(
+        "evaluator_prompt", "agent", "the evaluator's instructions: full, or brief (half as long)"
+    )
+    reader_focus_chars: int | None = by_profile(
+        "reader_focus_chars", "agent", "the reader reads each passage's sentences nearest the hops"
     )
     entity_selection: EntitySelection | None = by_profile(
         "entity_selection", "agent", "ablation: llm picks entities, or off (all candidates)"

@@ -38,6 +38,7 @@ from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, run_id
 from nodes.agent.bridge_check import bridge_slip
 from nodes.agent.evaluate import UNKNOWN
+from nodes.agent.focus import focused_passages, reader_query
 from nodes.agent.plan import PlanRejected, make_plan
 from nodes.agent.plan_dag import ready, substitute
 from nodes.agent.synthesize import read_final_answer, reading_order, synthesize
@@ -93,7 +94,11 @@ async def final_answer(
     try:
         with deltas.listening():
             if context.synthesis == "reader":
-                passages = await hop_passage_texts(services, state, context.reader_passages)
+                passages = focused_passages(
+                    await hop_passage_texts(services, state, context.reader_passages),
+                    reader_query(state["question"], chain),
+                    chosen(context.reader_focus_chars, "reader_focus_chars"),
+                )
                 reply, results = await read_final_answer(
                     services.llm,
                     question=state["question"],

@@ -223,6 +223,7 @@ class SubAgentNodes:
                 max_chars=context.passage_chars(len(state.get("evidence", []))),
                 tag=agent_tag("evaluate", state, iteration),
                 bounded=chosen(context.bounded_replies, "bounded_replies"),
+                instructions=chosen(context.evaluator_prompt, "evaluator_prompt"),
             )
         except MalformedOutput as error:
             log.warning("sq%s: evaluation reply unusable (%s)", state["index"], error)

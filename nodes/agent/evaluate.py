@@ -34,6 +34,20 @@ Reply with the JSON object only, for example:
 "search_statement": "", "keywords": []}
 """
 
+#: The same duties in half the prompt tokens (`evaluator_prompt=brief`): with a bounded reply the
+#: grammar already holds the JSON's shape, so the example and the format prose can go.
+BRIEF_SYSTEM = """\
+You answer one sub-question from the evidence shown; a fact it does not state is not known.
+Reply in JSON. "observations": up to three short notes of helpful facts, with full names. \
+"action": "DONE" if the notes and evidence answer the sub-question, else "QUERY_AGAIN". \
+"answer": with DONE the short answer (a name, date, number, place, or yes/no), else "". \
+"search_statement": with QUERY_AGAIN one sentence stating the missing fact, else "". \
+"keywords": with QUERY_AGAIN names and words for that fact, else [].
+"""
+
+#: Each `evaluator_prompt` choice's instructions.
+INSTRUCTIONS = {"full": SYSTEM, "brief": BRIEF_SYSTEM}
+
 USER = """\
 Question: {question}
 {known}Sub-question: {sub_question}
@@ -76,11 +90,13 @@ async def evaluate(
     max_chars: int,
     tag: CallTag,
     bounded: bool = False,
+    instructions: str = "full",
 ) -> tuple[EvaluationReply, list[LlmResult]]:
     """Judge the evidence; in the last round a QUERY_AGAIN reply is turned into DONE.
 
     `bounded` holds the reply to `nodes.llm.bounded.bounded_schema` (strings and lists capped, so
-    a grammar-constrained reply always closes).
+    a grammar-constrained reply always closes); `instructions` picks the system prompt
+    (`INSTRUCTIONS`).
     """
     user = USER.format(
         question=question,
@@ -92,7 +108,10 @@ async def evaluate(
     )
     json_schema = bounded_schema(EvaluationReply) if bounded else None
     reply, results = await llm.complete_json(
-        system_and_user(SYSTEM, user), EvaluationReply, tag, json_schema=json_schema
+        system_and_user(INSTRUCTIONS[instructions], user),
+        EvaluationReply,
+        tag,
+        json_schema=json_schema,
     )
     if reply.action == "DONE" or last_round:
         answer = reply.answer.strip() or UNKNOWN

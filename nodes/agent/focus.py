@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from nodes.citations.text import overlap, sentences
 from store.grasp_retrieval import Evidence
+from store.retrieval import PassageText
 
 GAP = " … "
 
@@ -69,3 +70,15 @@ def focused_evidence(evidence: Sequence[Evidence], query: str, budget: int) -> l
         )
         for item in evidence
     ]
+
+
+def reader_query(question: str, chain: Sequence[tuple[str, str]]) -> str:
+    """What the reader looks for: the question, each hop's sub-question and the answer it found."""
+    return " ".join([question, *(part for hop in chain for part in hop)])
+
+
+def focused_passages(passages: Sequence[PassageText], query: str, budget: int) -> list[PassageText]:
+    """The reader's passages focused on `query` (see `focused_text`); unchanged at budget 0."""
+    if budget <= 0:
+        return list(passages)
+    return [PassageText(p.id, p.title, focused_text(p.text, query, budget)) for p in passages]

@@ -39,8 +39,11 @@ def test_auto_is_small_on_the_local_model_and_the_papers_elsewhere() -> None:
         "bridge_check": True,
         "first_search": "question",
         "focus_chars": 300,
+        "evaluator_prompt": "brief",
+        "reader_focus_chars": 300,
     }
     assert (small.first_search, small.focus_chars) == ("question", 300)
+    assert (small.evaluator_prompt, small.reader_focus_chars) == ("brief", 300)
     # Nothing else moves, and the given context is not changed.
     paper = given.resolved(local_model=False)
     assert (paper.entity_selection, paper.synthesis) == ("llm", "findings")
@@ -50,6 +53,7 @@ def test_auto_is_small_on_the_local_model_and_the_papers_elsewhere() -> None:
         False,
     )
     assert (paper.first_search, paper.focus_chars) == ("rewrite", 0)
+    assert (paper.evaluator_prompt, paper.reader_focus_chars) == ("full", 0)
     unset = {name: None for name in MODEL_PROFILES["paper"]}
     assert replace(small, profile="auto", **unset) == given
     assert replace(paper, profile="auto", **unset) == given
