@@ -1,4 +1,7 @@
-"""The lean agent's settings on the scripted films chain: first_search=question, focus_chars."""
+"""The lean agent's settings on the scripted films chain.
+
+first_search=question, focus_chars, evaluator_prompt=brief, reader_focus_chars.
+"""
 
 import re
 from typing import Any
@@ -7,9 +10,11 @@ from sqlalchemy import Engine
 
 from graphs.models.scripted_model import ScriptedChatModel
 from graphs.runtime.services import Services
+from nodes.agent.evaluate import BRIEF_SYSTEM, SYSTEM
 from tests.fixtures.films import (
     EVALUATE,
     PLAN,
+    READER,
     REWRITE,
     SELECT,
     SUB_AGENT_ROUND,
@@ -101,3 +106,46 @@ async def test_focus_chars_shows_the_evaluator_the_sentences_nearest_the_search(
     first = next(p for p in prompts(whole) if EVALUATE in p)
     assert "Blue Harbor: Blue Harbor is a 1998 drama film starring Mara Quell." in first
     assert state["final_answer"] == "Lisbon"
+
+
+async def test_evaluator_prompt_brief_gives_the_evaluator_the_short_instructions(
+    engine: Engine, database_url: str
+) -> None:
+    ids = build_corpus(engine)
+    svc = services(engine, database_url, chain_rules(ids))
+    state, _ = await run(svc, QUESTION, thread="lean-brief", evaluator_prompt="brief")
+
+    evaluations = [p for p in prompts(svc) if EVALUATE in p]
+    assert len(evaluations) == 3
+    assert all(p.startswith(BRIEF_SYSTEM) for p in evaluations)
+    assert not any("Marie Duval" in p for p in evaluations)  # the full prompt's example
+    assert state["final_answer"] == "Lisbon"
+    # The full instructions (the paper profile's) on the same chain.
+    full = services(engine, database_url, chain_rules(ids))
+    await run(full, QUESTION, thread="lean-full")
+    assert all(p.startswith(SYSTEM) for p in prompts(full) if EVALUATE in p)
+    assert len(BRIEF_SYSTEM) <= len(SYSTEM) / 2
+
+
+async def test_reader_focus_chars_shows_the_reader_the_sentences_nearest_the_hops(
+    engine: Engine, database_url: str
+) -> None:
+    ids = build_corpus(engine)
+    reader = rule(READER, "Question: ", reply={"answer": "Lisbon"})
+    svc = services(engine, database_url, [reader, *chain_rules(ids)])
+    state, _ = await run(
+        svc, QUESTION, thread="lean-reader", synthesis="reader", reader_focus_chars=45
+    )
+
+    (read,) = [p for p in prompts(svc) if READER in p]
+    # The reader looks for the question, the sub-questions and their answers: of each passage
+    # it keeps the sentence naming the director and the one naming the birthplace.
+    assert "Blue Harbor\n… Blue Harbor was directed by Tomas Reyd." in read
+    assert "Tomas Reyd\n… Tomas Reyd was born in Lisbon in 1950." in read
+    assert "starring Mara Quell" not in read and "is a film director" not in read
+    assert state["final_answer"] == "Lisbon"
+    # Whole passages at 0.
+    whole = services(engine, database_url, [reader, *chain_rules(ids)])
+    await run(whole, QUESTION, thread="lean-reader-whole", synthesis="reader")
+    (read_whole,) = [p for p in prompts(whole) if READER in p]
+    assert "Blue Harbor is a 1998 drama film starring Mara Quell." in read_whole
