@@ -11,6 +11,7 @@ from graphs.peers.registry import method_named
 from graphs.runtime.run_history import Refused
 from graphs.runtime.services import Services
 from store.corpora import corpus_embedder, corpus_id
+from store.vector_spaces import vectors_match
 
 
 def typed_settings(kind: type[Any], pairs: list[str]) -> dict[str, Any]:
@@ -51,7 +52,7 @@ def check_corpus(services: Services, name: str) -> int:
     """The corpus id, refusing one whose vectors another embedder made."""
     corpus = corpus_id(services.engine, name)
     indexed_with = corpus_embedder(services.engine, corpus)
-    if indexed_with not in (None, services.embedder.name):
+    if not vectors_match(indexed_with, services.embedder.name):
         raise ValueError(
             f"corpus {name!r} was indexed with {indexed_with}, but GRASP_EMBEDDER gives "
             f"{services.embedder.name}: set GRASP_EMBEDDER to match"

@@ -25,6 +25,7 @@ from store.models import (
     Proposition,
 )
 from store.postings import remove_corpus_postings
+from store.vector_spaces import vectors_match
 
 
 class CorpusNotFound(StoreError):
@@ -89,6 +90,9 @@ def check_corpus_name(name: str) -> None:
 def ensure_corpus(engine: Engine, name: str, embedder: str) -> int:
     """Return the id of corpus `name`, creating it; refuse to mix embedders in one corpus.
 
+    Embedders that make the same vectors (`store.vector_spaces`) may index into one corpus; it
+    keeps the name it was created with.
+
     A new corpus's name must pass `check_corpus_name`; existing corpora are found by any name.
     """
     with transaction(engine) as session:
@@ -101,7 +105,7 @@ def ensure_corpus(engine: Engine, name: str, embedder: str) -> int:
             .on_conflict_do_nothing(index_elements=["name"])
         )
         corpus = session.execute(select(Corpus).where(Corpus.name == name)).scalar_one()
-        if corpus.embedder not in (None, embedder):
+        if not vectors_match(corpus.embedder, embedder):
             raise StoreError(
                 f"corpus {name!r} was indexed with embedder {corpus.embedder!r}, not {embedder!r}; "
                 "vectors of different models cannot be compared — use another corpus name"

@@ -20,6 +20,7 @@ from graphs.runtime.checkpoints import ATTEMPT_KEY
 from graphs.runtime.run_history import METHOD_KEY, Refused
 from graphs.runtime.services import Services
 from store.corpora import CorpusNotFound, corpus_embedder, corpus_id
+from store.vector_spaces import vectors_match
 
 GRASP_FLAGS = ("max_iterations", "planner", "entity_selection")
 
@@ -96,7 +97,7 @@ def check_corpus(services: Services, name: str) -> None:
     except CorpusNotFound as exc:
         raise Refused(str(exc)) from None
     indexed_with = corpus_embedder(services.engine, corpus)
-    if indexed_with not in (None, services.embedder.name):
+    if not vectors_match(indexed_with, services.embedder.name):
         raise Refused(
             f"corpus {name!r} was indexed with embedder {indexed_with}, but GRASP_EMBEDDER gives "
             f"{services.embedder.name}: its vectors cannot be compared; set GRASP_EMBEDDER to match"

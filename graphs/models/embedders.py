@@ -13,12 +13,26 @@ import numpy as np
 
 from graphs.models.endpoints import UNUSED_KEY
 from graphs.models.minilm import MINILM_NAME, MINILM_VARIANTS, MiniLmEmbedder
-from graphs.models.onnx_export import OnnxModelMissing
+from graphs.models.onnx_export import OnnxModelMissing, find_onnx_model
 from nodes.embedding import Embedder, HashingEmbedder, Vectors, normalise_rows
 from store.models import EMBEDDING_DIM
 
 #: The default where a Gemini key is set (the offline default is MiniLM, graphs/models/minilm.py).
 GEMINI_EMBEDDER = "gemini:gemini-embedding-001"
+
+
+def offline_embedder(model_dir: Path | None = None) -> str:
+    """The default embedder without a Gemini key: MiniLM on ONNX Runtime where it is exported.
+
+    The fp32 export makes the PyTorch model's vectors (store/vector_spaces.py) at 1.6× its texts
+    per CPU-second and a third of its query latency (docs/experiments.md, issue 35), so corpora of
+    either answer both. Without the export (scripts/install.sh writes it) the PyTorch model serves.
+    """
+    try:
+        find_onnx_model("onnx", model_dir)
+    except OnnxModelMissing:
+        return MINILM_NAME
+    return f"{MINILM_NAME}@onnx"
 
 
 class EmbedderConfigError(ValueError):

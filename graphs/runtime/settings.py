@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graphs.models.embedders import GEMINI_EMBEDDER
+from graphs.models.embedders import GEMINI_EMBEDDER, offline_embedder
 from graphs.models.endpoints import ProviderEndpoints, parse_schema_style
 from graphs.models.minilm import MINILM_NAME
 from nodes.llm.client import DEFAULT_CONCURRENCY
@@ -65,18 +65,20 @@ class Settings:
         key = env.get("GOOGLE_API_KEY") or env.get("GEMINI_API_KEY") or None
         chat = env.get("GRASP_CHAT_MODEL") or (DEFAULT_GEMINI_CHAT if key else LOCAL_CHAT)
         data_dir = Path(env["GRASP_DATA_DIR"]) if env.get("GRASP_DATA_DIR") else _default_data_dir()
+        model_dir = (
+            Path(env["GRASP_MODEL_DIR"]) if env.get("GRASP_MODEL_DIR") else _default_model_dir()
+        )
+        offline = offline_embedder(model_dir)
         return cls(
             database_url=env.get("DATABASE_URL") or None,
             data_dir=data_dir,
             chat_model=chat,
             judge_model=env.get("GRASP_JUDGE_MODEL") or None,
-            embedder=env.get("GRASP_EMBEDDER") or (GEMINI_EMBEDDER if key else MINILM_NAME),
+            embedder=env.get("GRASP_EMBEDDER") or (GEMINI_EMBEDDER if key else offline),
             google_api_key=key,
             llm_cache=env.get("GRASP_LLM_CACHE", "1").lower() not in {"0", "false", "no", "off"},
             llm_concurrency=int(env.get("GRASP_LLM_CONCURRENCY", DEFAULT_CONCURRENCY)),
-            model_dir=Path(env["GRASP_MODEL_DIR"])
-            if env.get("GRASP_MODEL_DIR")
-            else _default_model_dir(),
+            model_dir=model_dir,
             endpoints=ProviderEndpoints(
                 openai_base_url=env.get("OPENAI_BASE_URL") or None,
                 openai_api_key=env.get("OPENAI_API_KEY") or None,

@@ -71,3 +71,47 @@ def test_asking_a_corpus_with_another_variant_is_refused(
         "but GRASP_EMBEDDER gives local:all-MiniLM-L6-v2@onnx: its vectors cannot be compared; "
         "set GRASP_EMBEDDER to match"
     ]
+
+
+def test_fp32_onnx_and_torch_share_a_corpus_in_both_directions(engine: Engine) -> None:
+    torch_name, onnx_name = recorded_name("local"), recorded_name("local@onnx")
+    torch_made = ensure_corpus(engine, "twin-torch", torch_name)
+    # The fp32 export makes the same vectors: it indexes into a torch corpus, which keeps its name.
+    assert ensure_corpus(engine, "twin-torch", onnx_name) == torch_made
+    assert corpus_embedder(engine, torch_made) == torch_name
+    onnx_made = ensure_corpus(engine, "twin-onnx", onnx_name)
+    assert ensure_corpus(engine, "twin-onnx", torch_name) == onnx_made
+    assert corpus_embedder(engine, onnx_made) == onnx_name
+    # int8 is no twin of either.
+    for corpus, recorded in (("twin-torch", torch_name), ("twin-onnx", onnx_name)):
+        with pytest.raises(StoreError, match=f"indexed with embedder {recorded!r}, not"):
+            ensure_corpus(engine, corpus, recorded_name("local@onnx-int8"))
+
+
+def test_asking_a_torch_corpus_with_fp32_onnx_is_answered(
+    engine: Engine,
+    database_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    try:
+        find_onnx_model("onnx")
+    except OnnxModelMissing as exc:
+        pytest.skip(f"MiniLM@onnx not exported (scripts/install.sh makes it): {exc}")
+    ensure_corpus(engine, "torch-asked", recorded_name("local"))
+    script = tmp_path / "rules.json"
+    script.write_text(json.dumps([]))
+    for key, value in {
+        "DATABASE_URL": database_url,
+        "GRASP_CHAT_MODEL": f"scripted:{script}",
+        "GRASP_EMBEDDER": "local:all-MiniLM-L6-v2@onnx",
+        "GRASP_LLM_CACHE": "0",
+        "GRASP_DATA_DIR": str(tmp_path / "data"),
+    }.items():
+        monkeypatch.setenv(key, value)
+    code = main(["ask", "Who directed Blue Harbor?", "--corpus", "torch-asked"])
+    err = capsys.readouterr().err
+    # Past the embedder check: the run reached the planner (which the empty script cannot answer).
+    assert code == 1 and "refused" not in err
+    assert err.startswith("the run stopped: LlmCallError") and "You split a question" in err
