@@ -78,7 +78,8 @@ class QaRun:
 
 
 #: Context fields added after results files were recorded, each with its value that changes
-#: nothing (a budget of 0 is none; a hop's first search by a rewrite call; whole passages).
+#: nothing (a budget of 0 is none; a hop's first search by a rewrite call; whole passages, for the
+#: evaluator and the reader; the full evaluator instructions).
 ADDED_LATER: dict[str, Any] = {
     "max_tokens": 0,
     "first_search": "rewrite",
