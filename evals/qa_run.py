@@ -118,3 +118,5 @@ class Answer:
     anatomy: dict[str, dict[str, int]] = field(default_factory=dict)
     #: The token budget (max_tokens) ended the run's search.
     budget_stopped: bool = False
+    #: Calls answered from the LLM cache: their tokens count, their time is ~0 (so is the wall's).
+    cached_calls: int = 0

@@ -53,6 +53,7 @@ def answer_of(state: Mapping[str, Any]) -> Answer:
         anatomy=anatomy_of(tokens.get("records") or ()),
         citations=tuple(dict(c) for c in state.get("citations") or ()),
         budget_stopped=bool(state.get("budget_stopped")),
+        cached_calls=sum(1 for r in tokens.get("records") or () if r.get("cached")),
     )
 
 
@@ -121,6 +122,7 @@ async def solve(
         "output_tokens": answer.output_tokens,
         "tokens": answer.input_tokens + answer.output_tokens,
         "calls": answer.calls,
+        "cached_calls": answer.cached_calls,
         "budget_stopped": answer.budget_stopped,
         "indexing_tokens": indexing,
         "total_tokens": answer.input_tokens + answer.output_tokens + indexing,

@@ -18,7 +18,19 @@ from evals.summary import ALL, format_number
 
 SUMMARY_SUFFIX = ".summary.json"
 NOT_RECORDED = "not recorded"
-HEADER = ["method", "model", "n", "EM", "F1", "Judge", "tokens/q", "calls/q", "s/q", "SE"]
+HEADER = [
+    "method",
+    "model",
+    "n",
+    "EM",
+    "F1",
+    "Judge",
+    "tokens/q",
+    "calls/q",
+    "cached/q",
+    "s/q",
+    "SE",
+]
 
 
 @dataclass(frozen=True)
@@ -103,6 +115,7 @@ def table_row(row: SummaryRow) -> list[str]:
     cells = [row.method, row.model, str(o.get("n", "n/a"))]
     cells += [_number(o, "em"), _number(o, "f1"), _number(o, "judge")]
     cells += [_number(o, "tokens_per_question", 0), _number(o, "calls_per_question", 1)]
+    cells += [_number(o, "cached_calls_per_question", 1)]
     cells += [_number(o, "wall_s_per_question", 1), _number(o, "success_economy", 1)]
     return cells + [_code(row.command), _code(row.commit)]
 
@@ -116,7 +129,9 @@ def results_markdown(rows: Sequence[SummaryRow | RecallRow], regenerate: str) ->
         "edit by hand. Each row is one `<method>.summary.json` that `grasp eval` wrote, committed as "
         "`results/<question set>/<method>.summary.json`, with the command and commit it records. "
         "Tokens are the system's own (judge calls excluded); SE = tokens per bit of closed-book "
-        "surprise solved (lower is better). Earlier, dated measurements are in "
+        "surprise solved (lower is better). cached/q = calls a question replayed from the LLM cache "
+        "(their tokens count, their seconds are not in s/q; n/a: not recorded). Earlier, dated "
+        "measurements are in "
         "[experiments.md](experiments.md).",
         "",
     ]

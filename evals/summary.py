@@ -33,6 +33,9 @@ class GroupSummary:
     success_economy: float | None
     #: Questions whose search the token budget (max_tokens) ended.
     budget_stopped: int = 0
+    #: LLM calls a question replayed from the cache (their time is not in the wall seconds);
+    #: None when a line predates the count.
+    cached_calls_per_question: float | None = None
 
     def as_json(self) -> dict[str, Any]:
         """JSON-safe: an infinite SE (nothing solved) becomes the string "inf"."""
@@ -95,6 +98,9 @@ def summarise_group(
         wall_s_per_question=_mean([float(r.get("wall_s", 0.0)) for r in records]),
         success_economy=se,
         budget_stopped=sum(1 for r in records if r.get("budget_stopped")),
+        cached_calls_per_question=_mean([float(r["cached_calls"]) for r in records])
+        if records and all("cached_calls" in r for r in records)
+        else None,
     )
 
 
