@@ -205,6 +205,7 @@ class SubAgentNodes:
         # Past the budget this round is the last: the hop answers from what it has found.
         cut = iteration < context.max_iterations and over_budget(state, context)
         last = cut or iteration >= context.max_iterations
+        query = focus_query(state["sub_question"], state["search_statement"], state["keywords"])
         try:
             reply, results = await evaluate(
                 services.llm,
@@ -213,11 +214,7 @@ class SubAgentNodes:
                 dependencies=dependencies(state),
                 observations=observations(state),
                 evidence=focused_evidence(
-                    state.get("evidence", []),
-                    focus_query(
-                        state["sub_question"], state["search_statement"], state["keywords"]
-                    ),
-                    chosen(context.focus_chars, "focus_chars"),
+                    state.get("evidence", []), query, chosen(context.focus_chars, "focus_chars")
                 ),
                 last_round=last,
                 max_chars=context.passage_chars(len(state.get("evidence", []))),
