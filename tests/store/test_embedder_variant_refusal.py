@@ -24,6 +24,24 @@ def recorded_name(spec: str) -> str:
     return minilm_name(variant)
 
 
+def ask_with_fp32_onnx(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`grasp ask`'s environment: GRASP_EMBEDDER=@onnx and a chat model that has no replies."""
+    try:
+        find_onnx_model("onnx")
+    except OnnxModelMissing as exc:
+        pytest.skip(f"MiniLM@onnx not exported (scripts/install.sh makes it): {exc}")
+    script = tmp_path / "rules.json"
+    script.write_text(json.dumps([]))
+    for key, value in {
+        "DATABASE_URL": database_url,
+        "GRASP_CHAT_MODEL": f"scripted:{script}",
+        "GRASP_EMBEDDER": "local:all-MiniLM-L6-v2@onnx",
+        "GRASP_LLM_CACHE": "0",
+        "GRASP_DATA_DIR": str(tmp_path / "data"),
+    }.items():
+        monkeypatch.setenv(key, value)
+
+
 def test_a_corpus_of_one_variant_refuses_another(engine: Engine) -> None:
     made = ensure_corpus(engine, "int8-made", recorded_name("local:all-MiniLM-L6-v2@onnx-int8"))
     assert corpus_embedder(engine, made) == "local:all-MiniLM-L6-v2@onnx-int8"
@@ -49,21 +67,8 @@ def test_asking_a_corpus_with_another_variant_is_refused(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    try:
-        find_onnx_model("onnx")
-    except OnnxModelMissing as exc:
-        pytest.skip(f"MiniLM@onnx not exported (scripts/install.sh makes it): {exc}")
     ensure_corpus(engine, "int8-made", recorded_name("local:all-MiniLM-L6-v2@onnx-int8"))
-    script = tmp_path / "rules.json"
-    script.write_text(json.dumps([]))
-    for key, value in {
-        "DATABASE_URL": database_url,
-        "GRASP_CHAT_MODEL": f"scripted:{script}",
-        "GRASP_EMBEDDER": "local:all-MiniLM-L6-v2@onnx",
-        "GRASP_LLM_CACHE": "0",
-        "GRASP_DATA_DIR": str(tmp_path / "data"),
-    }.items():
-        monkeypatch.setenv(key, value)
+    ask_with_fp32_onnx(database_url, tmp_path, monkeypatch)
     assert main(["ask", "Who directed Blue Harbor?", "--corpus", "int8-made"]) == 2
     captured = capsys.readouterr()
     assert captured.err.splitlines() == [
@@ -95,21 +100,8 @@ def test_asking_a_torch_corpus_with_fp32_onnx_is_answered(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    try:
-        find_onnx_model("onnx")
-    except OnnxModelMissing as exc:
-        pytest.skip(f"MiniLM@onnx not exported (scripts/install.sh makes it): {exc}")
     ensure_corpus(engine, "torch-asked", recorded_name("local"))
-    script = tmp_path / "rules.json"
-    script.write_text(json.dumps([]))
-    for key, value in {
-        "DATABASE_URL": database_url,
-        "GRASP_CHAT_MODEL": f"scripted:{script}",
-        "GRASP_EMBEDDER": "local:all-MiniLM-L6-v2@onnx",
-        "GRASP_LLM_CACHE": "0",
-        "GRASP_DATA_DIR": str(tmp_path / "data"),
-    }.items():
-        monkeypatch.setenv(key, value)
+    ask_with_fp32_onnx(database_url, tmp_path, monkeypatch)
     code = main(["ask", "Who directed Blue Harbor?", "--corpus", "torch-asked"])
     err = capsys.readouterr().err
     # Past the embedder check: the run reached the planner (which the empty script cannot answer).
