@@ -50,7 +50,7 @@ MODEL_PROFILES: dict[str, dict[str, Any]] = {
         "unwritten_needs": "drop",
         "bridge_check": True,
         "first_search": "question",
-        "focus_chars": 300,
+        "focus_chars": 200,
         "evaluator_prompt": "brief",
         "reader_focus_chars": 300,
     },

@@ -38,11 +38,11 @@ def test_auto_is_small_on_the_local_model_and_the_papers_elsewhere() -> None:
         "unwritten_needs": "drop",
         "bridge_check": True,
         "first_search": "question",
-        "focus_chars": 300,
+        "focus_chars": 200,
         "evaluator_prompt": "brief",
         "reader_focus_chars": 300,
     }
-    assert (small.first_search, small.focus_chars) == ("question", 300)
+    assert (small.first_search, small.focus_chars) == ("question", 200)
     assert (small.evaluator_prompt, small.reader_focus_chars) == ("brief", 300)
     # Nothing else moves, and the given context is not changed.
     paper = given.resolved(local_model=False)
