@@ -10,8 +10,7 @@ from graphs.cli.ask_input import setting_examples, typed_value
 from graphs.peers.registry import method_named
 from graphs.runtime.run_history import Refused
 from graphs.runtime.services import Services
-from store.corpora import corpus_embedder, corpus_id
-from store.vector_spaces import vectors_match
+from store.corpora import corpus_id, other_embedder
 
 
 def typed_settings(kind: type[Any], pairs: list[str]) -> dict[str, Any]:
@@ -51,8 +50,8 @@ def method_settings(method: str, pairs: list[str], k: int | None = None) -> dict
 def check_corpus(services: Services, name: str) -> int:
     """The corpus id, refusing one whose vectors another embedder made."""
     corpus = corpus_id(services.engine, name)
-    indexed_with = corpus_embedder(services.engine, corpus)
-    if not vectors_match(indexed_with, services.embedder.name):
+    indexed_with = other_embedder(services.engine, corpus, services.embedder.name)
+    if indexed_with is not None:
         raise ValueError(
             f"corpus {name!r} was indexed with {indexed_with}, but GRASP_EMBEDDER gives "
             f"{services.embedder.name}: set GRASP_EMBEDDER to match"

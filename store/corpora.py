@@ -130,6 +130,12 @@ def corpus_embedder(engine: Engine, corpus: int) -> str | None:
         return session.get_one(Corpus, corpus).embedder
 
 
+def other_embedder(engine: Engine, corpus: int, embedder: str) -> str | None:
+    """The embedder corpus `corpus` was indexed with when its vectors are not `embedder`'s, else None."""
+    recorded = corpus_embedder(engine, corpus)
+    return None if vectors_match(recorded, embedder) else recorded
+
+
 def corpus_stats(engine: Engine, name: str) -> CorpusStats:
     """Count all of one corpus: passages by status, units, entities, edges, failures, graph layer."""
     corpus = corpus_id(engine, name)

@@ -19,8 +19,7 @@ from graphs.peers.registry import DEFAULT_METHOD, METHODS
 from graphs.runtime.checkpoints import ATTEMPT_KEY
 from graphs.runtime.run_history import METHOD_KEY, Refused
 from graphs.runtime.services import Services
-from store.corpora import CorpusNotFound, corpus_embedder, corpus_id
-from store.vector_spaces import vectors_match
+from store.corpora import CorpusNotFound, corpus_id, other_embedder
 
 GRASP_FLAGS = ("max_iterations", "planner", "entity_selection")
 
@@ -96,8 +95,8 @@ def check_corpus(services: Services, name: str) -> None:
         corpus = corpus_id(services.engine, name)
     except CorpusNotFound as exc:
         raise Refused(str(exc)) from None
-    indexed_with = corpus_embedder(services.engine, corpus)
-    if not vectors_match(indexed_with, services.embedder.name):
+    indexed_with = other_embedder(services.engine, corpus, services.embedder.name)
+    if indexed_with is not None:
         raise Refused(
             f"corpus {name!r} was indexed with embedder {indexed_with}, but GRASP_EMBEDDER gives "
             f"{services.embedder.name}: its vectors cannot be compared; set GRASP_EMBEDDER to match"

@@ -68,13 +68,13 @@ class Settings:
         model_dir = (
             Path(env["GRASP_MODEL_DIR"]) if env.get("GRASP_MODEL_DIR") else _default_model_dir()
         )
-        offline = offline_embedder(model_dir)
+        named = env.get("GRASP_EMBEDDER") or (GEMINI_EMBEDDER if key else None)
         return cls(
             database_url=env.get("DATABASE_URL") or None,
             data_dir=data_dir,
             chat_model=chat,
             judge_model=env.get("GRASP_JUDGE_MODEL") or None,
-            embedder=env.get("GRASP_EMBEDDER") or (GEMINI_EMBEDDER if key else offline),
+            embedder=named or offline_embedder(model_dir),
             google_api_key=key,
             llm_cache=env.get("GRASP_LLM_CACHE", "1").lower() not in {"0", "false", "no", "off"},
             llm_concurrency=int(env.get("GRASP_LLM_CONCURRENCY", DEFAULT_CONCURRENCY)),
