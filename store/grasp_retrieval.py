@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 from typing_extensions import TypedDict
 
-from store.bridge import bridge_shares
+from store.bridge import bridge_shares, page_passages
 from store.engine import transaction
 from store.retrieval import (
     FloatVector,
@@ -66,15 +66,18 @@ class RetrievalParams:
     prior_passages: int = 100
     hit_entities: int = 5
     bridge_weight: float = 3.0
+    # The pages of the entities the best hit's passage names (store/bridge.py), chosen on
+    # musique_train alone like the rest (docs/experiments.md).
+    page_weight: float = 0.3
 
     @property
     def fused(self) -> bool:
-        """Whether passage scores add hits, a dense prior or the bridge to the vote (paper: no)."""
-        return bool(self.hit_weight or self.prior_weight or self.bridge_weight)
+        """Whether passage scores add hits, a prior, the bridge or pages to the vote (paper: no)."""
+        return bool(self.hit_weight or self.prior_weight or self.bridge_weight or self.page_weight)
 
     def plain_vote(self) -> RetrievalParams:
         """The same numbers with every fused term off: the paper's RankVote."""
-        return replace(self, hit_weight=0.0, prior_weight=0.0, bridge_weight=0.0)
+        return replace(self, hit_weight=0.0, prior_weight=0.0, bridge_weight=0.0, page_weight=0.0)
 
 
 class ScoredEntity(TypedDict):
@@ -249,11 +252,11 @@ def fused_terms(
 ) -> list[tuple[float, dict[int, float]]]:
     """The (weight, passage scores) terms fused into the vote.
 
-    Passages already shown get no prior and no bridge (their propositions are visited, so they
-    get no vote either).
+    Passages already shown get no prior, bridge or page score (their propositions are visited,
+    so they get no vote either). A page scores the best hit's s(p), as the bridge's scale.
     """
     shown: set[int] = set()
-    if params.prior_weight or params.bridge_weight:
+    if params.prior_weight or params.bridge_weight or params.page_weight:
         shown = {
             passage for _, passage in proposition_texts(session, visited_propositions).values()
         }
@@ -266,14 +269,20 @@ def fused_terms(
         )
         prior_scores = {p: cos for p, cos in ranked_prior.items() if p not in shown}
     bridge: dict[int, float] = {}
-    if params.bridge_weight and hits:
+    pages: dict[int, float] = {}
+    if hits:
         best = max(hits, key=lambda hit: hit["score"])
-        shares = bridge_shares(session, entities, best["passage_id"], sorted(shown))
-        bridge = {p: best["score"] * share for p, share in shares.items()}
+        if params.bridge_weight:
+            shares = bridge_shares(session, entities, best["passage_id"], sorted(shown))
+            bridge = {p: best["score"] * share for p, share in shares.items()}
+        if params.page_weight:
+            titled = page_passages(session, corpus, best["passage_id"], sorted(shown))
+            pages = dict.fromkeys(titled, best["score"])
     return [
         (params.hit_weight, {hit["passage_id"]: hit["score"] for hit in hits}),
         (params.prior_weight, prior_scores),
         (params.bridge_weight, bridge),
+        (params.page_weight, pages),
     ]
 
 

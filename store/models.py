@@ -67,6 +67,8 @@ class Passage(Base):
     __table_args__ = (
         UniqueConstraint("corpus_id", "content_hash", name="uq_passages_corpus_hash"),
         Index("ix_passages_corpus_status", "corpus_id", "status"),
+        # The page term's lookup by title (store/bridge.py, migration 0009).
+        Index("ix_passages_corpus_title", "corpus_id", sql_text("lower(title)")),
         Index(
             "ix_passages_embedding_hnsw",
             "embedding",

@@ -89,6 +89,7 @@ _NOT_NEGATIVE = (
     "prior_weight",
     "hit_entities",
     "bridge_weight",
+    "page_weight",
 )
 
 
@@ -152,6 +153,9 @@ class GraspContext(PeerContext):
     )
     bridge_weight: float = setting(
         R.bridge_weight, "retrieval", "weight of a passage's share of the best hit; 0 = none"
+    )
+    page_weight: float = setting(
+        R.page_weight, "retrieval", "weight of the pages of entities the best hit names; 0 = none"
     )
     propositions_per_entity: int = setting(
         R.propositions_per_entity, "retrieval", "propositions shown beside each candidate entity"
@@ -261,28 +265,18 @@ class GraspContext(PeerContext):
         return all(getattr(self, name) is not None for name in MODEL_PROFILES["paper"])
 
     def retrieval_params(self) -> RetrievalParams:
-        """The store's retrieval numbers for this run."""
-        return RetrievalParams(
-            k_props=self.k_props,
-            lexical_weight=self.lexical_weight,
-            entity_damping=self.entity_damping,
-            # Unset reads as the paper's "llm"; eval-retrieval, which has no LLM, sets "off".
-            k_entities=self.k_entities
-            if self.entity_selection != "off"
-            else self.k_entities_unselected,
-            k_entities_unselected=self.k_entities_unselected,
-            k_passages=self.k_passages,
-            vote_weight=self.vote_weight,
-            vote_offset=self.vote_offset,
-            uniform_vote=self.passage_scoring == "uniform",
-            propositions_per_entity=self.propositions_per_entity,
-            adaptive_k_window=self.adaptive_k_window,
-            hit_weight=self.hit_weight,
-            prior_weight=self.prior_weight,
-            prior_passages=self.prior_passages,
-            # Like the unselected count: the LLM's candidates stay the k_entities best.
-            hit_entities=self.hit_entities if self.entity_selection == "off" else 0,
-            bridge_weight=self.bridge_weight,
+        """The store's retrieval numbers for this run (each field of the same name, and three)."""
+        same = {f.name: getattr(self, f.name) for f in fields(R) if f.name != "uniform_vote"}
+        unselected = self.entity_selection == "off"
+        return R(
+            **same
+            | {
+                # Unset reads as the paper's "llm"; eval-retrieval, which has no LLM, sets "off".
+                "k_entities": self.k_entities_unselected if unselected else self.k_entities,
+                "uniform_vote": self.passage_scoring == "uniform",
+                # Like the unselected count: the LLM's candidates stay the k_entities best.
+                "hit_entities": self.hit_entities if unselected else 0,
+            }
         )
 
 

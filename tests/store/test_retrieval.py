@@ -74,7 +74,7 @@ PASSAGES = {
 }
 
 # RankVote as the paper has it
-PAPER_VOTE = {"hit_weight": 0.0, "prior_weight": 0.0, "bridge_weight": 0.0}
+PAPER_VOTE = {"hit_weight": 0.0, "prior_weight": 0.0, "bridge_weight": 0.0, "page_weight": 0.0}
 
 
 def vector(cosine: float, axis: int) -> np.ndarray:

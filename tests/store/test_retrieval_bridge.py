@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from sqlalchemy import Engine, select
 
-from store.bridge import bridge_shares
+from store.bridge import bridge_shares, page_passages
 from store.corpora import ensure_corpus
 from store.engine import transaction
 from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
@@ -79,7 +79,7 @@ def test_an_entitys_share_follows_its_units(engine: Engine) -> None:
 def test_the_bridge_term_lifts_the_best_hits_neighbours(engine: Engine, graph: Graph) -> None:
     chosen = [graph.entity[n] for n in ("Talmora", "Zorvik", "Copper")]
     hits = [PassageHit(passage_id=graph.passage[1], score=1.2)]
-    params = RetrievalParams(hit_weight=0.0, prior_weight=0.0, bridge_weight=1.0)
+    params = RetrievalParams(hit_weight=0.0, prior_weight=0.0, bridge_weight=1.0, page_weight=0.0)
     # Vote over Talmora ∪ Zorvik ∪ Copper by cosine: p1 .9 (P1), p2 .8 (P1), p5 .6 (P3),
     # p3 .5 (P2), p4 .3 (P2), p6 .1 (P3): P1 1 + 1/2 = 1.5, P3 1/3 + 1/6 = 0.5,
     # P2 1/4 + 1/5 = 0.45; scaled by 1.5: P1 1, P3 1/3, P2 0.3. Bridge from P1 (s 1.2):
@@ -113,7 +113,9 @@ def test_the_bridge_term_lifts_the_best_hits_neighbours(engine: Engine, graph: G
         corpus=graph.corpus,
         query=Q,
         entities=chosen,
-        params=RetrievalParams(hit_weight=0.0, prior_weight=0.0, bridge_weight=0.0),
+        params=RetrievalParams(
+            hit_weight=0.0, prior_weight=0.0, bridge_weight=0.0, page_weight=0.0
+        ),
         hits=hits,
     )
     assert [v["score"] for v in plain.items] == pytest.approx([1.5, 0.5, 0.45])
@@ -136,3 +138,78 @@ def test_the_best_hits_entities_are_traversed_whatever_their_score(
     assert names(1) == ["Zorvik"]
     assert names(2) == ["Zorvik", "Talmora"]
     assert names(3) == ["Zorvik", "Talmora", "Quenlar"]
+
+
+def page_corpus(engine: Engine) -> dict[str, int]:
+    """A film naming its director and one actor, their pages, and a passage that only names him.
+
+    The director's page is titled in capitals: the match ignores case.
+    """
+    corpus = ensure_corpus(engine, "pages", "test")
+    named = {
+        "Film X": ["Nolan", "Caine"],
+        "NOLAN": ["Nolan"],
+        "Caine": ["Caine"],
+        "Review": ["Nolan"],
+    }
+    rows = add_passages(engine, corpus, [(title, f"{title} text.") for title in named])
+    axes = iter(range(1, DIM))
+    write_extracted(
+        engine,
+        corpus,
+        [
+            ExtractedPassage(
+                row.id,
+                [f"{title} unit."],
+                np.eye(DIM, dtype=np.float32)[[next(axes)]],
+                [ExtractedEntity(name, "Person", (0,)) for name in names],
+            )
+            for row, (title, names) in zip(rows, named.items(), strict=True)
+        ],
+    )
+    ids = {title: row.id for row, title in zip(rows, named, strict=True)}
+    return ids | {"corpus": corpus}
+
+
+def test_page_passages_are_the_passages_titled_by_an_entity_the_origin_names(
+    engine: Engine,
+) -> None:
+    ids = page_corpus(engine)
+    with transaction(engine) as session:
+        from_film = page_passages(session, ids["corpus"], ids["Film X"])
+        without_caine = page_passages(session, ids["corpus"], ids["Film X"], [ids["Caine"]])
+        # "Review" names Nolan but is titled by no entity: a page of no one.
+        from_review = page_passages(session, ids["corpus"], ids["Review"])
+        # A page's origin is not its own page.
+        from_caine = page_passages(session, ids["corpus"], ids["Caine"])
+    assert from_film == sorted([ids["NOLAN"], ids["Caine"]])
+    assert without_caine == [ids["NOLAN"]]
+    assert from_review == [ids["NOLAN"]]
+    assert from_caine == []
+
+
+def test_the_page_term_adds_the_best_hits_score_to_its_pages(engine: Engine) -> None:
+    ids = page_corpus(engine)
+    entities = select(Entity.id).where(Entity.corpus_id == ids["corpus"])
+    with transaction(engine) as session:
+        chosen = list(session.execute(entities).scalars())
+    hits = [
+        PassageHit(passage_id=ids["Film X"], score=1.2),
+        PassageHit(passage_id=ids["Review"], score=0.4),
+    ]
+
+    def scores(page_weight: float) -> dict[int, float]:
+        params = RetrievalParams(
+            prior_weight=0.0, bridge_weight=0.0, page_weight=page_weight, k_passages=4
+        )
+        vote = vote_passages(
+            engine, corpus=ids["corpus"], query=Q, entities=chosen, params=params, hits=hits
+        )
+        return {v["id"]: v["score"] for v in vote.items}
+
+    without, with_pages = scores(0.0), scores(0.5)
+    # From the best hit "Film X" (s 1.2), its director's and actor's pages gain 0.5 · 1.2.
+    lift = {p: with_pages[p] - without[p] for p in without}
+    assert lift == pytest.approx(
+        {ids["Film X"]: 0.0, ids["NOLAN"]: 0.6, ids["Caine"]: 0.6, ids["Review"]: 0.0}
+    )
