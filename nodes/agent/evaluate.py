@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from nodes.llm.bounded import bounded_schema
+from nodes.llm.bounded import bounded_schema, with_fields
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
 from nodes.prompt_blocks import evidence_block, known_answers, notes_block
 from store.grasp_retrieval import Evidence
@@ -78,6 +78,27 @@ class EvaluationReply(BaseModel):
         return value.strip().upper().replace(" ", "_") if isinstance(value, str) else value
 
 
+def reply_schema(last_round: bool) -> dict[str, Any]:
+    """The bounded reply, its tail held to its action; in the last round only DONE.
+
+    A DONE reply's search statement and keywords are empty, and a QUERY_AGAIN reply's answer:
+    the prompt says so, but the local model filled all five fields (≈ 30 output tokens a call
+    that nothing read). The fields before the action are the same in both branches, so a DONE
+    reply's notes and answer are what they were.
+    """
+    base = bounded_schema(EvaluationReply)
+    done = with_fields(
+        base,
+        action={"enum": ["DONE"]},
+        search_statement={"enum": [""]},
+        keywords={"type": "array", "items": {"type": "string"}, "maxItems": 0},
+    )
+    if last_round:
+        return done
+    again = with_fields(base, action={"enum": ["QUERY_AGAIN"]}, answer={"enum": [""]})
+    return {"anyOf": [done, again]}
+
+
 async def evaluate(
     llm: LlmClient,
     *,
@@ -94,9 +115,9 @@ async def evaluate(
 ) -> tuple[EvaluationReply, list[LlmResult]]:
     """Judge the evidence; in the last round a QUERY_AGAIN reply is turned into DONE.
 
-    `bounded` holds the reply to `nodes.llm.bounded.bounded_schema` (strings and lists capped, so
-    a grammar-constrained reply always closes); `instructions` picks the system prompt
-    (`INSTRUCTIONS`).
+    `bounded` holds the reply to `reply_schema` (strings and lists capped, so a
+    grammar-constrained reply always closes, and the fields its action leaves unused empty);
+    `instructions` picks the system prompt (`INSTRUCTIONS`).
     """
     user = USER.format(
         question=question,
@@ -106,7 +127,7 @@ async def evaluate(
         evidence=evidence_block(evidence, max_chars),
         last_round=LAST_ROUND if last_round else "",
     )
-    json_schema = bounded_schema(EvaluationReply) if bounded else None
+    json_schema = reply_schema(last_round) if bounded else None
     reply, results = await llm.complete_json(
         system_and_user(INSTRUCTIONS[instructions], user),
         EvaluationReply,

@@ -30,3 +30,8 @@ def bounded_schema(reply_type: type[BaseModel]) -> dict[str, Any]:
             bounded["maxItems"] = REPLY_LIST_ITEMS
         properties[name] = bounded
     return {"type": "object", "properties": properties, "required": list(properties)}
+
+
+def with_fields(schema: dict[str, Any], **fields: dict[str, Any]) -> dict[str, Any]:
+    """A copy of an object schema with the named properties' schemas replaced."""
+    return {**schema, "properties": {**schema["properties"], **fields}}

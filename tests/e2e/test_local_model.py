@@ -8,6 +8,7 @@ from pydantic import BaseModel
 from graphs.models.gguf_assembly import ModelPartsMissingError, resolve_gguf
 from graphs.models.local_model import LocalLlamaChatModel
 from graphs.runtime.settings import Settings
+from nodes.agent.evaluate import INSTRUCTIONS, EvaluationReply, reply_schema
 
 pytestmark = pytest.mark.e2e
 
@@ -92,3 +93,23 @@ async def test_qwen_concurrent_calls_both_return(qwen: LocalLlamaChatModel) -> N
 
     assert "paris" in str(first.content).lower()
     assert "rome" in str(second.content).lower()
+
+
+def test_the_grammar_leaves_a_done_replys_search_empty(qwen: LocalLlamaChatModel) -> None:
+    # The real model under llama.cpp's grammar for the evaluator's last-round reply: whatever it
+    # would have written after "DONE", the search statement and keywords come out empty.
+    model = LocalLlamaChatModel(
+        model_path=qwen.model_path, n_ctx=2048, max_tokens=400, temperature=0.0
+    ).bind(response_format={"type": "json_object", "schema": reply_schema(last_round=True)})
+    reply = model.invoke(
+        [
+            SystemMessage(INSTRUCTIONS["brief"]),
+            HumanMessage(
+                "Question: Where was Marie Duval born?\nSub-question: Where was Marie Duval "
+                "born?\nNew evidence:\n[1] Marie Duval: Marie Duval was born in Lyon."
+            ),
+        ]
+    )
+    judged = EvaluationReply.model_validate_json(str(reply.content))
+    assert (judged.action, judged.search_statement, judged.keywords) == ("DONE", "", [])
+    assert "lyon" in judged.answer.lower()

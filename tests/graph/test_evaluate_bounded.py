@@ -11,7 +11,7 @@ from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
 from sqlalchemy import Engine
 
 from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
-from nodes.agent.evaluate import EvaluationReply
+from nodes.agent.evaluate import EvaluationReply, reply_schema
 from nodes.llm.bounded import bounded_schema
 from nodes.llm.client import SchemaBinder
 from store.grasp_retrieval import Evidence
@@ -47,6 +47,36 @@ def test_llama_cpp_makes_the_bound_a_grammar_that_ends_every_string() -> None:
     assert rules["action"] == '"\\"DONE\\"" | "\\"QUERY_AGAIN\\""'
 
 
+def test_the_reply_leaves_empty_what_its_action_does_not_use() -> None:
+    base = bounded_schema(EvaluationReply)["properties"]
+    empty_list = {"type": "array", "items": {"type": "string"}, "maxItems": 0}
+    done, again = reply_schema(last_round=False)["anyOf"]
+    assert done["properties"] == base | {
+        "action": {"enum": ["DONE"]},
+        "search_statement": {"enum": [""]},
+        "keywords": empty_list,
+    }
+    assert again["properties"] == base | {
+        "action": {"enum": ["QUERY_AGAIN"]},
+        "answer": {"enum": [""]},
+    }
+    assert done["required"] == again["required"] == list(base)
+    # the last round can only answer
+    assert reply_schema(last_round=True) == done
+
+
+def test_llama_cpp_makes_the_two_branches_one_grammar() -> None:
+    grammar = json_schema_to_gbnf(json.dumps(reply_schema(last_round=False)))
+    LlamaGrammar.from_string(grammar, verbose=False)
+    rules = dict(line.split(" ::= ", 1) for line in grammar.splitlines() if " ::= " in line)
+    assert rules["root"] == "alternative-0 | alternative-1"
+    assert rules["alternative-0-action"] == '"\\"DONE\\""'
+    assert rules["alternative-0-search-statement"] == '"\\"\\""'
+    assert rules["alternative-0-keywords"].split() == ['"["', "space", '"]"', "space"]
+    assert rules["alternative-1-answer"] == '"\\"\\""'
+    assert rules["alternative-1-search-statement"].count("char") == 300
+
+
 def recorder(schemas: list[Any]) -> SchemaBinder:
     """A schema binder that notes each schema it is given and leaves the model as it is."""
 
@@ -57,8 +87,10 @@ def recorder(schemas: list[Any]) -> SchemaBinder:
     return record
 
 
-@pytest.mark.parametrize("bounded", [True, False])
-async def test_the_bounded_schema_is_sent_only_when_asked(bounded: bool) -> None:
+@pytest.mark.parametrize(
+    ("bounded", "last_round"), [(True, False), (True, True), (False, False), (False, True)]
+)
+async def test_the_bounded_schema_is_sent_only_when_asked(bounded: bool, last_round: bool) -> None:
     schemas: list[Any] = []
     reply = {"action": "DONE", "answer": "Lyon"}
     model = ScriptedChatModel(
@@ -69,11 +101,12 @@ async def test_the_bounded_schema_is_sent_only_when_asked(bounded: bool) -> None
         question="Where was Marie Duval born?",
         sub_question="Where was Marie Duval born?",
         evidence=EVIDENCE,
+        last_round=last_round,
         bounded=bounded,
         schema_binder=recorder(schemas),
     )
     assert (judged.action, judged.answer, len(results)) == ("DONE", "Lyon", 1)
-    assert schemas == ([bounded_schema(EvaluationReply)] if bounded else [])
+    assert schemas == ([reply_schema(last_round)] if bounded else [])
 
 
 async def test_the_run_setting_reaches_every_evaluator_call(
@@ -87,4 +120,6 @@ async def test_the_run_setting_reaches_every_evaluator_call(
     assert isinstance(svc.llm.model, ScriptedChatModel)
     evaluations = [p for p in svc.llm.model.prompts if EVALUATE in p]
     assert state["final_answer"] == "Lisbon" and len(evaluations) == 3
-    assert schemas.count(bounded_schema(EvaluationReply)) == len(evaluations)
+    # none of the three is a last round: each may still search again (the planner's own
+    # schema is among those recorded too)
+    assert schemas.count(reply_schema(last_round=False)) == len(evaluations)
