@@ -17,7 +17,7 @@ from store.engine import transaction
 from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
 from store.grasp_retrieval import PassageHit, RetrievalParams, search_entities, vote_passages
 from store.models import Entity
-from store.passage_writes import add_passages
+from store.passage_writes import PassageRow, add_passages
 from tests.store.test_retrieval import DIM, Graph, Q, build
 
 
@@ -43,13 +43,13 @@ def test_bridge_shares_spread_each_origin_entity_over_its_passages(
     assert excluded == pytest.approx({graph.passage[1]: 1 / 3})
 
 
-def test_an_entitys_share_follows_its_units(engine: Engine) -> None:
-    # Nolan is named in 1 unit of "Film X", 3 of "Nolan", 1 of "Film Y": from "Film X" the
-    # share goes 3/5 to "Nolan" and 1/5 to "Film Y" (a passage about him, not a mention).
-    corpus = ensure_corpus(engine, "units", "test")
-    units = {"Film X": 1, "Nolan": 3, "Film Y": 1}
+def titled_corpus(
+    engine: Engine, name: str, passages: dict[str, tuple[int, list[str]]]
+) -> tuple[int, list[PassageRow]]:
+    """A corpus of titled passages, each with its number of units, every one naming its entities."""
+    corpus = ensure_corpus(engine, name, "test")
     rows = add_passages(
-        engine, corpus, [(title, f"{title} text {n}.") for title, n in units.items()]
+        engine, corpus, [(title, f"{title} text {n}.") for title, (n, _) in passages.items()]
     )
     axes = iter(range(1, DIM))
     write_extracted(
@@ -60,10 +60,21 @@ def test_an_entitys_share_follows_its_units(engine: Engine) -> None:
                 row.id,
                 [f"{title} unit {i}." for i in range(n)],
                 np.stack([np.eye(DIM, dtype=np.float32)[next(axes)] for _ in range(n)]),
-                [ExtractedEntity("Nolan", "Person", tuple(range(n)))],
+                [ExtractedEntity(entity, "Person", tuple(range(n))) for entity in entities],
             )
-            for row, (title, n) in zip(rows, units.items(), strict=True)
+            for row, (title, (n, entities)) in zip(rows, passages.items(), strict=True)
         ],
+    )
+    return corpus, rows
+
+
+def test_an_entitys_share_follows_its_units(engine: Engine) -> None:
+    # Nolan is named in 1 unit of "Film X", 3 of "Nolan", 1 of "Film Y": from "Film X" the
+    # share goes 3/5 to "Nolan" and 1/5 to "Film Y" (a passage about him, not a mention).
+    corpus, rows = titled_corpus(
+        engine,
+        "units",
+        {"Film X": (1, ["Nolan"]), "Nolan": (3, ["Nolan"]), "Film Y": (1, ["Nolan"])},
     )
     with transaction(engine) as session:
         nolan = session.execute(
@@ -145,28 +156,13 @@ def page_corpus(engine: Engine) -> dict[str, int]:
 
     The director's page is titled in capitals: the match ignores case.
     """
-    corpus = ensure_corpus(engine, "pages", "test")
     named = {
-        "Film X": ["Nolan", "Caine"],
-        "NOLAN": ["Nolan"],
-        "Caine": ["Caine"],
-        "Review": ["Nolan"],
+        "Film X": (1, ["Nolan", "Caine"]),
+        "NOLAN": (1, ["Nolan"]),
+        "Caine": (1, ["Caine"]),
+        "Review": (1, ["Nolan"]),
     }
-    rows = add_passages(engine, corpus, [(title, f"{title} text.") for title in named])
-    axes = iter(range(1, DIM))
-    write_extracted(
-        engine,
-        corpus,
-        [
-            ExtractedPassage(
-                row.id,
-                [f"{title} unit."],
-                np.eye(DIM, dtype=np.float32)[[next(axes)]],
-                [ExtractedEntity(name, "Person", (0,)) for name in names],
-            )
-            for row, (title, names) in zip(rows, named.items(), strict=True)
-        ],
-    )
+    corpus, rows = titled_corpus(engine, "pages", named)
     ids = {title: row.id for row, title in zip(rows, named, strict=True)}
     return ids | {"corpus": corpus}
 
