@@ -15,6 +15,7 @@ from sqlalchemy import Engine, TextClause, bindparam, text
 from store.engine import transaction
 from store.graph_writes import FloatVector
 from store.models import EMBEDDING_DIM
+from store.retrieval import search_deeply
 from store.vector_bytes import vector_from_bytes
 
 
@@ -106,6 +107,7 @@ def top_propositions(
 ) -> list[tuple[int, int, float]]:
     """The k units nearest the query over the HNSW index: (unit, passage, cosine), best first."""
     with transaction(engine) as session:
+        search_deeply(session)
         rows = session.execute(TOP_PROPOSITIONS, {"q": query, "corpus": corpus_id, "k": k})
         return [(int(r[0]), int(r[1]), float(r[2])) for r in rows]
 

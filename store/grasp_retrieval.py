@@ -27,6 +27,7 @@ from store.retrieval import (
     passage_texts,
     passages_with_propositions,
     proposition_texts,
+    search_deeply,
 )
 from store.scoring import (
     ADAPTIVE_K_WINDOW,
@@ -289,6 +290,7 @@ def fused_terms(
 def dense_evidence(engine: Engine, *, corpus: int, query: FloatVector, k: int) -> GatheredEvidence:
     """The dense ablation: the top-k passages by their own embeddings; nothing is marked visited."""
     with transaction(engine) as session:
+        search_deeply(session)
         best = top_k(dense_passages(session, corpus, query, k), k)
         passages = passage_texts(session, [pid for pid, _ in best])
     score = dict(best)

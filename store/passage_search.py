@@ -8,13 +8,20 @@ from sqlalchemy import Engine
 
 from store.bm25 import bm25_passages
 from store.engine import transaction
-from store.retrieval import FloatVector, PassageText, dense_passages, passage_texts
+from store.retrieval import (
+    FloatVector,
+    PassageText,
+    dense_passages,
+    passage_texts,
+    search_deeply,
+)
 from store.scoring import top_k
 
 
 def ranked_dense_passages(engine: Engine, corpus: int, query: FloatVector, k: int) -> list[int]:
     """The k best passage ids by passage-embedding cosine, best first (the dense baseline)."""
     with transaction(engine) as session:
+        search_deeply(session)
         return [pid for pid, _ in top_k(dense_passages(session, corpus, query, k), k)]
 
 

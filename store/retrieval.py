@@ -133,6 +133,20 @@ LIMIT :k
 """)
 
 
+#: HNSW depth of the baselines' small top-k searches (dense RAG, PPR's and PropRAG's seed units).
+#: At the engine's 100 they missed neighbours an exact scan finds, in tables that hold several
+#: corpora: `musique_train` dense R@5 0.582 against 0.612 exact, PPR 0.573 against 0.633; at 400
+#: each matched the exact scan. GRASP's step keeps 100: its recall was the same at 400 on all
+#: three sets, and its search four times slower (docs/experiments.md).
+DEEP_EF_SEARCH = 400
+SET_EF_SEARCH = text("SELECT set_config('hnsw.ef_search', :ef, true)")
+
+
+def search_deeply(session: Session) -> None:
+    """Let this transaction's HNSW searches look at `DEEP_EF_SEARCH` candidates."""
+    session.execute(SET_EF_SEARCH, {"ef": str(DEEP_EF_SEARCH)})
+
+
 def dense_passages(session: Session, corpus: int, query: FloatVector, k: int) -> dict[int, float]:
     """Top-k passages by cosine of their own embeddings (the dense baselines)."""
     rows = fetch_rows(
