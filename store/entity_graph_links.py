@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from store.corpus_lock import lock_corpus
 from store.engine import transaction
 from store.graph_writes import FloatVector
+from store.retrieval import set_ef_search
 
 #: Name-embedding cosine from which two entities are synonyms (HippoRAG 2's synonymy edges).
 SYNONYM_THRESHOLD = 0.80
@@ -36,7 +37,6 @@ LINK_CHUNK = 512
 # the new entities at all) call them NULL, and it would sort every same-corpus entity for each
 # one instead: 2.4 s rather than 0.06 s a chunk on 2,439 entities, and quadratic in the corpus.
 NO_SORTED_SCANS = text("SET LOCAL enable_sort = off")
-EF_SEARCH = text("SELECT set_config('hnsw.ef_search', :ef, true)")
 BUMP_GRAPH_VERSION = text("UPDATE corpora SET graph_version = graph_version + 1 WHERE id = :corpus")
 
 UNLINKED_ENTITIES = text("""
@@ -110,7 +110,7 @@ RETURNING 1
 
 def use_hnsw_for_synonyms(session: Session, neighbours: int = SYNONYM_NEIGHBOURS) -> None:
     """Send the transaction's synonym searches through the HNSW index, at the linker's depth."""
-    session.execute(EF_SEARCH, {"ef": str(max(SYNONYM_EF_SEARCH, neighbours))})
+    set_ef_search(session, max(SYNONYM_EF_SEARCH, neighbours))
     session.execute(NO_SORTED_SCANS)
 
 

@@ -142,9 +142,14 @@ DEEP_EF_SEARCH = 400
 SET_EF_SEARCH = text("SELECT set_config('hnsw.ef_search', :ef, true)")
 
 
+def set_ef_search(session: Session, ef: int) -> None:
+    """Let this transaction's HNSW searches look at `ef` candidates (the engine sets 100)."""
+    session.execute(SET_EF_SEARCH, {"ef": str(ef)})
+
+
 def search_deeply(session: Session) -> None:
     """Let this transaction's HNSW searches look at `DEEP_EF_SEARCH` candidates."""
-    session.execute(SET_EF_SEARCH, {"ef": str(DEEP_EF_SEARCH)})
+    set_ef_search(session, DEEP_EF_SEARCH)
 
 
 def dense_passages(session: Session, corpus: int, query: FloatVector, k: int) -> dict[int, float]:
