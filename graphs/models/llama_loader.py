@@ -9,6 +9,7 @@ from typing import Any
 
 from graphs.models.cores import usable_cores
 from graphs.models.gguf_assembly import ModelPartsMissingError
+from graphs.models.prefix_cache import PrefixStats, keep_prefixes
 
 # The native build's AMX path crashes at the first inference on these CPUs; pip's wheel cache
 # ignores CMAKE_ARGS, hence --no-cache-dir.
@@ -20,11 +21,12 @@ LLAMA_CPP_PIP_COMMAND = (
 
 
 class SharedLlama:
-    """One loaded llama.cpp model and the lock that serialises every call into it."""
+    """One loaded llama.cpp model, the lock that serialises every call into it, its prefix cache."""
 
     def __init__(self, llama: Any) -> None:
         self.llama = llama
         self.lock = threading.Lock()
+        self.prefixes: PrefixStats = keep_prefixes(llama)
 
 
 # One model per (file, context size) per process: a second copy would double memory and split cores.
