@@ -62,8 +62,8 @@ def turn_claims(
     for sq in sub_questions:
         k = sq["index"]
         read = hop_texts(k, reads[k], passages, propositions) if k in reads else ()
-        question = substitute(sq["text"], answers)
-        hops.append(Claim(question, answers.get(k, UNKNOWN), read, hop=k))
+        resolved = substitute(sq["text"], answers)
+        hops.append(Claim(resolved, answers.get(k, UNKNOWN), read, hop=k))
     every = tuple(text for hop in reversed(hops) for text in hop.read)
     return Claim(question=question, answer=answer, read=every), hops
 

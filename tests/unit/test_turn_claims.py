@@ -1,0 +1,30 @@
+from graphs.agent.cite import turn_claims
+from graphs.agent.hop_reads import HopRead
+from nodes.agent.plan_dag import SubQuestion
+from store.citation_reads import CitedText
+
+QUESTION = "Where was the director of Jaws born?"
+STEPS = [
+    SubQuestion(index=1, text="Who directed Jaws?", depends_on=[]),
+    SubQuestion(index=2, text="Where was #1 born?", depends_on=[1]),
+]
+READS = {
+    1: HopRead(answered_in=1, rounds=[{"round": 1, "kind": "passages", "ids": [10]}]),
+    2: HopRead(answered_in=1, rounds=[{"round": 1, "kind": "passages", "ids": [20]}]),
+}
+PASSAGES = {
+    10: CitedText(10, 10, "Jaws", "Jaws was directed by Steven Spielberg.", "films.txt"),
+    20: CitedText(20, 20, "Spielberg", "Spielberg was born in Cincinnati.", "people.txt"),
+}
+
+
+def test_the_final_claim_asks_the_users_question_and_the_hops_their_resolved_ones() -> None:
+    answers = {1: "Steven Spielberg", 2: "Cincinnati"}
+
+    final, hops = turn_claims(QUESTION, "Cincinnati", STEPS, answers, READS, PASSAGES, {})
+
+    assert final.question == QUESTION
+    assert [h.question for h in hops] == ["Who directed Jaws?", "Where was Steven Spielberg born?"]
+    # The final answer may stand in any hop's reading, the last hop's first.
+    assert [t.passage_id for t in final.read] == [20, 10]
+    assert [t.hop for t in final.read] == [2, 1]
