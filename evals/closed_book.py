@@ -2,7 +2,8 @@
 
 Why not the LLM response cache: it keys on model + prompt, so n identical prompts would replay one
 reply n times and p_i could only be 1/(n+2) or (n+1)/(n+2). Making the prompts distinct ("sample
-3 of 5") would change the question asked. So the samples go through a client with its cache off,
+3 of 5") would change the question asked. So the samples go through a client with its cache off
+(and, for a local model, a new seed each call: `sampled=True` in `evals.commands.sampler_for`),
 and what is kept is the estimate itself: one JSON line per (model, question, n) in
 `<results dir>/cache/closed_book.jsonl`, shared by every method evaluated on that corpus.
 """

@@ -83,6 +83,7 @@ def sampler_for(settings: Settings, services: Services) -> LlmClient:
         use_cache=False,
         concurrency=settings.llm_concurrency,
         endpoints=settings.endpoints,
+        sampled=True,
     )
 
 

@@ -42,7 +42,11 @@ class LocalLlamaChatModel(BaseChatModel):
     max_tokens: int = Field(default=1024, description="Most tokens generated per call.")
     n_ctx: int = Field(default=8192, description="Context window in tokens (prompt + output).")
     n_threads: int | None = Field(default=None, description="CPU threads; None uses every core.")
-    seed: int = Field(default=0, description="Sampling seed, fixed so a prompt gives one answer.")
+    seed: int | None = Field(
+        default=0,
+        description="Sampling seed, fixed so a prompt gives one answer; None draws a new one "
+        "each call (repeated samples of one prompt, as the closed-book estimates need).",
+    )
     json_mode: bool = Field(default=False, description="Constrain every output to a JSON object.")
 
     @property
@@ -68,7 +72,10 @@ class LocalLlamaChatModel(BaseChatModel):
 
     def _shared(self) -> SharedLlama:
         return load_shared(
-            model_path=self.model_path, n_ctx=self.n_ctx, n_threads=self.n_threads, seed=self.seed
+            model_path=self.model_path,
+            n_ctx=self.n_ctx,
+            n_threads=self.n_threads,
+            seed=self.seed or 0,
         )
 
     def _check_prompt_fits(self, llama: Any, messages: list[dict[str, str]]) -> None:

@@ -63,7 +63,8 @@ def keep_prefixes(llama: Any, capacity_bytes: int = PREFIX_CACHE_BYTES) -> Prefi
             raise RuntimeError("llama.cpp did not take the kept state")
         llama.input_ids = state.input_ids.copy()
         llama.n_tokens = state.n_tokens
-        llama._seed = state.seed
+        # The seed is left alone: each call sets its own, or (seed None) draws the next one from
+        # the current, which restoring an older state must not rewind.
         # The logits buffer is stale: an exact prompt hit must re-evaluate before sampling.
         llama._requires_eval = True
         stats.restored += 1

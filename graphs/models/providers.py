@@ -47,8 +47,12 @@ def make_json_chat_model(
     model_dir: Path,
     max_tokens: int,
     endpoints: ProviderEndpoints | None = None,
+    sampled: bool = False,
 ) -> BaseChatModel:
     """Build the chat model named by `spec`, in JSON mode where the provider has one.
+
+    `sampled`: the caller draws repeated samples of one prompt, so a local model takes a new
+    seed each call (otherwise its fixed seed makes every sample the same).
 
     `local`, `local:smollm2`, `local:/path/model.gguf` → llama.cpp; `gemini:NAME` (or
     `google_genai:NAME`) → Gemini; `openai:NAME` → OpenAI or an OpenAI-compatible server;
@@ -56,14 +60,18 @@ def make_json_chat_model(
     """
     endpoints = endpoints or ProviderEndpoints()
     if spec.startswith(FAULTY_PREFIX):
-        return _faulty_chat(spec, temperature, api_key, model_dir, max_tokens, endpoints)
+        return _faulty_chat(spec, temperature, api_key, model_dir, max_tokens, endpoints, sampled)
     if is_local(spec):
         from graphs.models.gguf_assembly import resolve_gguf
         from graphs.models.local_model import LocalLlamaChatModel
 
         path = resolve_gguf(spec, model_dir)
         return LocalLlamaChatModel(
-            model_path=str(path), temperature=temperature, json_mode=True, max_tokens=max_tokens
+            model_path=str(path),
+            temperature=temperature,
+            json_mode=True,
+            max_tokens=max_tokens,
+            seed=None if sampled else 0,
         )
     gemini = gemini_model(spec)
     if gemini is not None:
@@ -87,6 +95,7 @@ def _faulty_chat(
     model_dir: Path,
     max_tokens: int,
     endpoints: ProviderEndpoints,
+    sampled: bool,
 ) -> BaseChatModel:
     try:
         rate, seed, inner = parse_faulty_spec(spec)
@@ -99,6 +108,7 @@ def _faulty_chat(
         model_dir=model_dir,
         max_tokens=max_tokens,
         endpoints=endpoints,
+        sampled=sampled,
     )
     return FaultyChatModel(inner=wrapped, rate=rate, seed=seed)
 
@@ -226,8 +236,12 @@ def lazy_llm_client(
     concurrency: int,
     max_tokens: int = LOCAL_MAX_TOKENS,
     endpoints: ProviderEndpoints | None = None,
+    sampled: bool = False,
 ) -> LlmClient:
-    """An LlmClient that builds its model on the first real call (cache hits never build it)."""
+    """An LlmClient that builds its model on the first real call (cache hits never build it).
+
+    `sampled`: see `make_json_chat_model`.
+    """
     endpoints = endpoints or ProviderEndpoints()
 
     def build() -> BaseChatModel:
@@ -238,6 +252,7 @@ def lazy_llm_client(
             model_dir=model_dir,
             max_tokens=max_tokens,
             endpoints=endpoints,
+            sampled=sampled,
         )
 
     served = inner_spec(spec)  # a faulty wrapper passes the schema binding to the model inside
