@@ -4,8 +4,9 @@ llama.cpp already reuses the prefix a call shares with the call just before it. 
 calls alternate between nodes (plan, evaluate, synthesize), each with its own instructions, so
 every node change re-reads its instructions at ≈ 50 prompt tokens/s on two cores. Kept states
 let the first call of each node resume after its instructions (and the planner after the last
-question's). Greedy replies are the same as from a fresh read; the token ledger still counts
-the whole prompt, since that is what a metered provider bills.
+question's). A resumed prompt is computed in other batch shapes than a fresh read, so replies
+can differ in the last digits (3 of 20 MuSiQue answers did, docs/experiments.md). The token
+ledger still counts the whole prompt, since that is what a metered provider bills.
 """
 
 from __future__ import annotations
@@ -63,10 +64,10 @@ def keep_prefixes(llama: Any, capacity_bytes: int = PREFIX_CACHE_BYTES) -> Prefi
             raise RuntimeError("llama.cpp did not take the kept state")
         llama.input_ids = state.input_ids.copy()
         llama.n_tokens = state.n_tokens
-        # The seed is left alone: each call sets its own, or (seed None) draws the next one from
-        # the current, which restoring an older state must not rewind.
         # The logits buffer is stale: an exact prompt hit must re-evaluate before sampling.
         llama._requires_eval = True
+        # The seed is left alone: each call sets its own, or (seed None) draws the next one from
+        # the current, which restoring an older state must not rewind.
         stats.restored += 1
 
     llama.save_state = save_state
