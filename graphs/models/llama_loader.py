@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from graphs.models.checked_grammar import GrammarChecks, check_grammar_after_drawing
 from graphs.models.cores import usable_cores
 from graphs.models.gguf_assembly import ModelPartsMissingError
 from graphs.models.prefix_cache import PrefixStats, keep_prefixes
@@ -21,12 +22,17 @@ LLAMA_CPP_PIP_COMMAND = (
 
 
 class SharedLlama:
-    """One loaded llama.cpp model, the lock that serialises every call into it, its prefix cache."""
+    """One loaded llama.cpp model with the lock that serialises every call into it.
+
+    It keeps recent prompt states (`prefix_cache`) and draws schema-held replies free first
+    (`checked_grammar`).
+    """
 
     def __init__(self, llama: Any) -> None:
         self.llama = llama
         self.lock = threading.Lock()
         self.prefixes: PrefixStats = keep_prefixes(llama)
+        self.grammar_checks: GrammarChecks = check_grammar_after_drawing(llama)
 
 
 # One model per (file, context size) per process: a second copy would double memory and split cores.
