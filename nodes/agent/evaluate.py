@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from nodes.llm.bounded import bounded_schema, with_fields, without_fields
+from nodes.llm.bounded import bounded_schema, with_fields
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
 from nodes.prompt_blocks import evidence_block, known_answers, notes_block
 from store.grasp_retrieval import Evidence
@@ -81,19 +81,23 @@ class EvaluationReply(BaseModel):
 def reply_schema(last_round: bool) -> dict[str, Any]:
     """The bounded reply, its tail held to its action; in the last round only DONE.
 
-    A DONE reply ends at its answer, and a QUERY_AGAIN reply has no answer: the prompt asks for
-    the unused fields empty, but the local model filled all five fields (≈ 30 output tokens a
-    call that nothing read), and written empty they still cost ≈ 12 tokens a DONE reply. The
-    fields before the action are the same in both branches, so a DONE reply's notes and answer
-    are drawn as they were.
+    A DONE reply's search statement and keywords are empty, and a QUERY_AGAIN reply's answer:
+    the prompt says so, but the local model filled all five fields (≈ 30 output tokens a call
+    that nothing read). The fields before the action are the same in both branches, so a DONE
+    reply's notes and answer are what they were. The empty fields stay, though: ended at its
+    answer, a DONE reply lost the `",` token that closes the answer before the next field, and
+    the 1.5B model ran its answer on into lists of names (docs/experiments.md).
     """
     base = bounded_schema(EvaluationReply)
-    done = without_fields(
-        with_fields(base, action={"enum": ["DONE"]}), "search_statement", "keywords"
+    done = with_fields(
+        base,
+        action={"enum": ["DONE"]},
+        search_statement={"enum": [""]},
+        keywords={"type": "array", "items": {"type": "string"}, "maxItems": 0},
     )
     if last_round:
         return done
-    again = without_fields(with_fields(base, action={"enum": ["QUERY_AGAIN"]}), "answer")
+    again = with_fields(base, action={"enum": ["QUERY_AGAIN"]}, answer={"enum": [""]})
     return {"anyOf": [done, again]}
 
 

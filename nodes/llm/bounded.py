@@ -35,9 +35,3 @@ def bounded_schema(reply_type: type[BaseModel]) -> dict[str, Any]:
 def with_fields(schema: dict[str, Any], **fields: dict[str, Any]) -> dict[str, Any]:
     """A copy of an object schema with the named properties' schemas replaced."""
     return {**schema, "properties": {**schema["properties"], **fields}}
-
-
-def without_fields(schema: dict[str, Any], *names: str) -> dict[str, Any]:
-    """A copy of an object schema without the named properties (nor their requirement)."""
-    properties = {key: spec for key, spec in schema["properties"].items() if key not in names}
-    return {**schema, "properties": properties, "required": list(properties)}

@@ -95,9 +95,9 @@ async def test_qwen_concurrent_calls_both_return(qwen: LocalLlamaChatModel) -> N
     assert "rome" in str(second.content).lower()
 
 
-def test_the_grammar_ends_a_done_reply_at_its_answer(qwen: LocalLlamaChatModel) -> None:
+def test_the_grammar_leaves_a_done_replys_search_empty(qwen: LocalLlamaChatModel) -> None:
     # The real model under llama.cpp's grammar for the evaluator's last-round reply: whatever it
-    # would have written after the answer, the reply closes there.
+    # would have written after "DONE", the search statement and keywords come out empty.
     model = LocalLlamaChatModel(
         model_path=qwen.model_path, n_ctx=2048, max_tokens=400, temperature=0.0
     ).bind(response_format={"type": "json_object", "schema": reply_schema(last_round=True)})
@@ -110,7 +110,6 @@ def test_the_grammar_ends_a_done_reply_at_its_answer(qwen: LocalLlamaChatModel) 
             ),
         ]
     )
-    assert list(json.loads(str(reply.content))) == ["observations", "action", "answer"]
     judged = EvaluationReply.model_validate_json(str(reply.content))
     assert (judged.action, judged.search_statement, judged.keywords) == ("DONE", "", [])
     assert "lyon" in judged.answer.lower()

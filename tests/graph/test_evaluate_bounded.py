@@ -47,22 +47,20 @@ def test_llama_cpp_makes_the_bound_a_grammar_that_ends_every_string() -> None:
     assert rules["action"] == '"\\"DONE\\"" | "\\"QUERY_AGAIN\\""'
 
 
-def test_a_done_reply_ends_at_its_answer_and_a_search_has_no_answer() -> None:
+def test_the_reply_leaves_empty_what_its_action_does_not_use() -> None:
     base = bounded_schema(EvaluationReply)["properties"]
+    empty_list = {"type": "array", "items": {"type": "string"}, "maxItems": 0}
     done, again = reply_schema(last_round=False)["anyOf"]
-    assert done["properties"] == {
-        "observations": base["observations"],
+    assert done["properties"] == base | {
         "action": {"enum": ["DONE"]},
-        "answer": base["answer"],
+        "search_statement": {"enum": [""]},
+        "keywords": empty_list,
     }
-    assert again["properties"] == {
-        "observations": base["observations"],
+    assert again["properties"] == base | {
         "action": {"enum": ["QUERY_AGAIN"]},
-        "search_statement": base["search_statement"],
-        "keywords": base["keywords"],
+        "answer": {"enum": [""]},
     }
-    assert done["required"] == ["observations", "action", "answer"]
-    assert again["required"] == ["observations", "action", "search_statement", "keywords"]
+    assert done["required"] == again["required"] == list(base)
     # the last round can only answer
     assert reply_schema(last_round=True) == done
 
@@ -73,12 +71,9 @@ def test_llama_cpp_makes_the_two_branches_one_grammar() -> None:
     rules = dict(line.split(" ::= ", 1) for line in grammar.splitlines() if " ::= " in line)
     assert rules["root"] == "alternative-0 | alternative-1"
     assert rules["alternative-0-action"] == '"\\"DONE\\""'
-    assert rules["alternative-0-answer"].count("char") == 300
-    assert (
-        "search-statement" not in rules["alternative-0"]
-        and "keywords" not in rules["alternative-0"]
-    )
-    assert "answer" not in rules["alternative-1"]
+    assert rules["alternative-0-search-statement"] == '"\\"\\""'
+    assert rules["alternative-0-keywords"].split() == ['"["', "space", '"]"', "space"]
+    assert rules["alternative-1-answer"] == '"\\"\\""'
     assert rules["alternative-1-search-statement"].count("char") == 300
 
 
