@@ -19,10 +19,10 @@ pytest.importorskip("llama_cpp", reason="llama-cpp-python is not built in this e
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# A plain call, a grammar-constrained one and a streamed one: every way a model is used. A daemon
-# thread holds the loader's module, as a test suite's pools and servers do: without it a small
-# script frees everything in its first collection at exit, while llama_cpp is still whole, and the
-# bug never shows.
+# A plain call, a grammar-constrained one, a streamed one and a grammar-constrained one again:
+# every way a model is used. A daemon thread holds the loader's module, as a test suite's pools
+# and servers do: without it a small script frees everything in its first collection at exit,
+# while llama_cpp is still whole, and the bug never shows.
 SCRIPT = """
 import sys
 import threading
@@ -39,6 +39,8 @@ model = LocalLlamaChatModel(model_path=sys.argv[1], n_ctx=512, max_tokens=8)
 model.invoke([HumanMessage("Say hi.")])
 model.with_structured_output(City).invoke([HumanMessage("Name a city.")])
 "".join(str(chunk.content) for chunk in model.stream([HumanMessage("Count to three.")]))
+# Last, so that the grammar's sampler is still held by the model at exit.
+model.with_structured_output(City).invoke([HumanMessage("Name another city.")])
 threading.Thread(target=lambda held: time.sleep(3600), args=(llama_loader,), daemon=True).start()
 print("answered")
 """
