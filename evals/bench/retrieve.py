@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import statistics
 from typing import Any
 
@@ -134,7 +135,8 @@ def _scale_curve(
     engine: Engine, settings: Settings, args: argparse.Namespace, embedder: Embedder | None
 ) -> int:
     """One corpus per size, each built or reused, and one row of grasp step latencies each."""
-    rows = []
+    rows: list[str] = []
+    medians: list[float] = []
     for size in args.scale:
         name = f"{args.corpus}-{size_label(size)}"
         sized = argparse.Namespace(**{**vars(args), "propositions": size, "corpus": name})
@@ -146,11 +148,14 @@ def _scale_curve(
         cold = cold_start(size_engine, settings, corpus, queries) if args.cold else None
         totals = time_methods(["grasp"], size_engine, corpus, queries, HashingEmbedder().embed)
         size_engine.dispose()
-        warm = totals["grasp"]["total"]
+        stages = totals["grasp"]
+        warm = stages["total"]
+        medians.append(statistics.median(warm))
         cold_cell = f"{statistics.median(cold):>10.1f}" if cold is not None else ""
         rows.append(
-            f"{size:>12,}{statistics.median(warm):>8.1f}{percentile(warm, 0.95):>8.1f}"
-            f"{cold_cell}  {built}"
+            f"{size:>12,}{medians[-1]:>8.1f}{percentile(warm, 0.95):>8.1f}"
+            f"{statistics.median(stages['search_entities']):>10.1f}"
+            f"{statistics.median(stages['vote_passages']):>8.1f}{cold_cell}  {built}"
         )
     cold_head = f"{'cold p50':>10}" if args.cold else ""
     print_lines(
@@ -158,10 +163,23 @@ def _scale_curve(
             f"grasp bench retrieve --scale — the grasp step, embedder "
             f"{RANDOM_EMBEDDER if embedder is None else embedder.name}, {args.queries} queries "
             f"timed after {WARM_UP} warm-up per size, each size alone in its own database"
+            + "; search (hybrid search + entity scores) and vote (RankVote): its halves' p50"
             + (f"; cold: first {COLD_QUERIES} after a server restart" if args.cold else ""),
             *context_lines(engine),
-            f"{'propositions':>12}{'p50':>8}{'p95':>8}{cold_head}  build",
+            f"{'propositions':>12}{'p50':>8}{'p95':>8}{'search':>10}{'vote':>8}{cold_head}  build",
             *rows,
+            *growth_lines(args.scale, medians),
         ]
     )
     return 0
+
+
+def growth_lines(sizes: list[int], medians: list[float]) -> list[str]:
+    """How each size's p50 compares with the size before it: cost against corpus growth."""
+    points = list(zip(sizes, medians, strict=True))
+    return [
+        f"{size_label(big)} against {size_label(small)}: {big / small:g}× the propositions, "
+        f"{after / before:.2f}× the p50"
+        for (small, before), (big, after) in itertools.pairwise(points)
+        if before > 0
+    ]

@@ -11,7 +11,8 @@ from store.databases import database_name, database_url
 from store.engine import make_engine
 from store.graph_writes import passages_without_embedding
 
-ROW = re.compile(r"^ +([\d,]+) +([\d.]+) +([\d.]+)  (.+)$")
+ROW = re.compile(r"^ +([\d,]+) +([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+)  (.+)$")
+GROWTH = re.compile(r"^100 against 50: 2× the propositions, ([\d.]+)× the p50$", re.M)
 
 
 @pytest.fixture
@@ -35,12 +36,21 @@ def test_a_scale_curve_builds_each_size_once_with_passage_vectors(
     args = ["bench", "retrieve", "--scale", "50,100", "--queries", "5"]
     assert main([*args, "--corpus", "bench-scale-test"]) == 0
 
-    first = _rows(capsys.readouterr().out)
-    assert [(size, "writing" in build) for size, _, _, build in first] == [
+    out = capsys.readouterr().out
+    first = _rows(out)
+    assert [(size, "writing" in build) for size, *_, build in first] == [
         ("50", True),
         ("100", True),
     ]
-    assert all(float(p50) <= float(p95) for _, p50, p95, _ in first)
+    assert all(float(p50) <= float(p95) for _, p50, p95, *_ in first)
+    # Each half is timed inside the step, query by query, so neither's p50 exceeds the step's.
+    assert all(float(s) <= float(p50) and float(v) <= float(p50) for _, p50, _, s, v, _ in first)
+    growth = GROWTH.search(out)
+    assert growth is not None
+    # The printed p50s are rounded to 0.05 ms either way; the ratio is of the unrounded ones.
+    small, big = float(first[0][1]), float(first[1][1])
+    low, high = (big - 0.05) / (small + 0.05), (big + 0.05) / max(small - 0.05, 1e-9)
+    assert low - 0.005 <= float(growth.group(1)) <= high + 0.005
     sizes = {"bench-scale-test-50": 50, "bench-scale-test-100": 100}
     for name, propositions in sizes.items():
         own = make_engine(database_url(database_url_, database_name(name)))
