@@ -21,7 +21,7 @@ from graphs.runtime.settings import Settings
 from nodes.embedding import Embedder
 from nodes.indexing.extract_synthetic import extract_one
 from nodes.indexing.extraction_types import PassageInput
-from store.databases import database_name, database_url
+from store.databases import database_name, database_url, ensure_database
 from store.engine import vacuum_analyze
 from store.entity_graph_links import LINK_CHUNK
 
@@ -152,15 +152,16 @@ def own_store(corpus: str) -> Settings:
     vector indexes once (`start_bulk_load`): the same command timed a bulk load on one machine and
     row-by-row upkeep on another. Alone, a run measures what indexing a new corpus costs.
     """
-    from evals.bench.retrieve_setup import own_database
     from graphs.runtime.services import open_engine, resolve_database_url
 
     settings = Settings.from_env()
     engine, _ = open_engine(settings)
-    own_database(engine, settings, corpus).dispose()
+    name = database_name(corpus)
+    ensure_database(engine, name)  # services_for migrates it, as it does any store
     engine.dispose()
-    url = database_url(resolve_database_url(settings), database_name(corpus))
-    return dataclasses.replace(settings, database_url=url)
+    return dataclasses.replace(
+        settings, database_url=database_url(resolve_database_url(settings), name)
+    )
 
 
 async def run(args: argparse.Namespace, count: int) -> dict[str, Any]:
