@@ -152,16 +152,14 @@ def own_store(corpus: str) -> Settings:
     vector indexes once (`start_bulk_load`): the same command timed a bulk load on one machine and
     row-by-row upkeep on another. Alone, a run measures what indexing a new corpus costs.
     """
-    from graphs.runtime.services import open_engine, resolve_database_url
+    from graphs.runtime.services import open_engine
 
     settings = Settings.from_env()
-    engine, _ = open_engine(settings)
+    engine, url = open_engine(settings)
     name = database_name(corpus)
     ensure_database(engine, name)  # services_for migrates it, as it does any store
     engine.dispose()
-    return dataclasses.replace(
-        settings, database_url=database_url(resolve_database_url(settings), name)
-    )
+    return dataclasses.replace(settings, database_url=database_url(url, name))
 
 
 async def run(args: argparse.Namespace, count: int) -> dict[str, Any]:
