@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Issue 31's like-for-like comparison: every method from one commit on MuSiQue 1-40 and
+# HotpotQA 1-20 (PRISM on MuSiQue 1-20), answer lines kept in eval-lines/ so that a run resumes
+# on any machine. Usage (from the repository root, after scripts/install.sh):
+#
+#   bash scripts/compare.sh run             # index the two corpora if needed, run what is left
+#   bash scripts/compare.sh collect METHOD  # pool a finished method into results/, regenerate docs
+#
+# The runs come from a worktree of COMMIT, so every summary records that one commit; the
+# worktree's runs/eval links to eval-lines/ here. One heavy job at a time: wall times are read.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+COMMIT=010a395
+WORKTREE=${COMPARE_WORKTREE:-$ROOT/../grasp-compare-$COMMIT}
+LINES=eval-lines
+BEFORE=(--set first_search=rewrite --set focus_chars=0 --set evaluator_prompt=full
+    --set reader_focus_chars=0)
+
+prepare() {
+    if [ ! -d "$WORKTREE" ]; then
+        git worktree add --detach "$WORKTREE" "$COMMIT"
+        ln -s "$ROOT/.venv" "$WORKTREE/.venv"
+        mkdir -p "$WORKTREE/runs" && ln -s "$ROOT/$LINES" "$WORKTREE/runs/eval"
+    fi
+    for set in musique_train hotpotqa_train; do
+        # A re-run of an unchanged file costs nothing (docs/updates.md).
+        .venv/bin/grasp index "../shared/data/${set}_corpus.json" --corpus "$set" --extractor spacy
+    done
+}
+
+one() {  # SET LIMIT NAME METHOD [--set ...]
+    local set=$1 limit=$2 name=$3 method=$4
+    shift 4
+    echo "== $name on $set, $(date +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
+    (cd "$WORKTREE" && GRASP_LLM_CACHE=0 PYTHONPATH="$WORKTREE" .venv/bin/grasp eval \
+        "../shared/data/$set.json" --corpus "$set" --method "$method" --limit "$limit" \
+        --no-judge --p-samples 5 --name "$name" "$@")
+}
+
+both() {  # NAME METHOD [--set ...]
+    one musique_train 40 "$@"
+    one hotpotqa_train 20 "$@"
+}
+
+run() {
+    prepare
+    for method in grasp proprag ircot self-ask dense sa-rag-cot; do
+        both "$method" "$method"
+    done
+    both grasp-before grasp "${BEFORE[@]}"
+    one musique_train 20 prism prism
+}
+
+collect() {  # METHOD
+    local name=$1
+    if [ "$name" != prism ]; then
+        .venv/bin/python -m evals.pooled --out "results/pooled60/$name.summary.json" \
+            "$LINES/musique_train/$name.jsonl" "$LINES/hotpotqa_train/$name.jsonl"
+        cp "$LINES/hotpotqa_train/$name.summary.json" "results/hotpotqa_train/"
+    fi
+    cp "$LINES/musique_train/$name.summary.json" "results/musique_train/"
+    .venv/bin/grasp eval-report results --markdown docs/results.md >/dev/null
+    grep -ho '"commit": "[^"]*"' results/*/"$name.summary.json" | sort | uniq -c
+}
+
+case "${1:-}" in
+    run) run ;;
+    collect) collect "${2:?collect needs a method name}" ;;
+    *) echo "usage: bash scripts/compare.sh run | collect METHOD" >&2; exit 2 ;;
+esac
