@@ -92,6 +92,17 @@ def test_an_answer_cites_each_hop_then_its_own_text_only_when_no_hop_states_it()
     assert not answer_supported("Porto", cited)
 
 
+def test_a_hop_sentence_stating_the_final_answer_is_verified_though_the_hop_said_more() -> None:
+    hops = [Claim("Where was Tomas Reyd born?", "Lisbon, Portugal", (BIRTH,), hop=2)]
+    assert [c["verified"] for c in cite_answer(Claim("Where?", "Portugal", (BIRTH,)), hops)] == [
+        False
+    ]
+    final = Claim("Where was the director of Blue Harbor born?", "Lisbon", (BIRTH,))
+    cited = cite_answer(final, hops)
+    assert [(c["passage_id"], c["hop"], c["verified"]) for c in cited] == [(9, 2, True)]
+    assert cited[0]["text"] == "Tomas Reyd was born in Lisbon in 1950."
+
+
 def test_a_reader_without_hops_cites_its_best_text_even_unverified() -> None:
     only = cite_answer(Claim("Where was Tomas Reyd born?", "Portugal", (PAINTER, BIRTH)))
     assert [(c["passage_id"], c["verified"]) for c in only] == [(9, False)]
