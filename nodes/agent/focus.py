@@ -10,24 +10,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nodes.citations.text import overlap, sentences
+from nodes.citations.text import content_words, overlap, sentences
 from store.grasp_retrieval import Evidence
 from store.retrieval import PassageText
 
 GAP = " … "
 
 
-def focused_text(text: str, query: str, budget: int) -> str:
+def focused_text(text: str, query: str, budget: int, title: str = "") -> str:
     """`text` cut to its sentences sharing most words with `query`, within `budget` characters.
 
-    The best sentence is always kept (cut to the budget if it alone is longer); ties go to the
-    earlier sentence, which in an encyclopaedia passage is the one that defines its subject.
-    A text within the budget, or a budget of 0, is returned whole.
+    Words of the passage's `title` count only to break ties: the reader sees the title anyway,
+    and a query naming the subject ("Who is X's godfather?") would otherwise keep the sentence
+    that names X most fully over the one holding the fact. The best sentence is always kept (cut
+    to the budget if it alone is longer); remaining ties go to the earlier sentence, which in an
+    encyclopaedia passage is the one that defines its subject. A text within the budget, or a
+    budget of 0, is returned whole.
     """
     if budget <= 0 or len(text) <= budget:
         return text
     parts = sentences(text)
-    ranked = sorted(range(len(parts)), key=lambda i: (-overlap(query, parts[i]), i))
+    beyond_title = " ".join(content_words(query) - content_words(title))
+    ranked = sorted(
+        range(len(parts)),
+        key=lambda i: (-overlap(beyond_title, parts[i]), -overlap(query, parts[i]), i),
+    )
     kept: set[int] = set()
     used = 0
     for i in ranked:
@@ -65,7 +72,7 @@ def focused_evidence(evidence: Sequence[Evidence], query: str, budget: int) -> l
         Evidence(
             id=item["id"],
             title=item["title"],
-            text=focused_text(item["text"], query, budget),
+            text=focused_text(item["text"], query, budget, item["title"]),
             score=item["score"],
         )
         for item in evidence
@@ -81,4 +88,6 @@ def focused_passages(passages: Sequence[PassageText], query: str, budget: int) -
     """The reader's passages focused on `query` (see `focused_text`); unchanged at budget 0."""
     if budget <= 0:
         return list(passages)
-    return [PassageText(p.id, p.title, focused_text(p.text, query, budget)) for p in passages]
+    return [
+        PassageText(p.id, p.title, focused_text(p.text, query, budget, p.title)) for p in passages
+    ]

@@ -40,6 +40,26 @@ def test_ties_keep_the_earlier_sentence() -> None:
     assert focused_text(text, "Bob", 25) == "Nothing here matches. …"
 
 
+PERSON = (
+    "Anna Maria Weber (1714-1788) was a German painter and engraver, the second daughter of "
+    "Johann Weber. Her middle name honours her godmother Maria Klee, a friend of Johann Weber."
+)
+
+
+def test_the_title_s_words_only_break_ties() -> None:
+    question = "Who is Anna Maria Weber's godmother?"
+    # Counted in full, the name wins the first sentence the budget; beyond the title, the fact.
+    assert focused_text(PERSON, question, 100).startswith("Anna Maria Weber (1714-1788)")
+    assert focused_text(PERSON, question, 100, "Anna Maria Weber") == (
+        "… Her middle name honours her godmother Maria Klee, a friend of Johann Weber."
+    )
+    # Among sentences equal beyond the title, the one sharing more title words is kept.
+    text = "A tree grows here. Anna Weber grows here too. Nothing else."
+    assert focused_text(text, "Where does Anna Weber grow?", 30, "Anna Weber") == (
+        "… Anna Weber grows here too. …"
+    )
+
+
 def test_evidence_items_keep_their_ids_titles_and_scores() -> None:
     item = {"id": 7, "title": "Alpha Corp", "text": TEXT, "score": 0.5}
     assert focused_evidence([item], QUERY, 40) == [
