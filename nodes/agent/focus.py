@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nodes.citations.text import content_words, overlap, sentences
+from nodes.citations.text import content_words, sentences
 from store.grasp_retrieval import Evidence
 from store.retrieval import PassageText
 
@@ -30,10 +30,12 @@ def focused_text(text: str, query: str, budget: int, title: str = "") -> str:
     if budget <= 0 or len(text) <= budget:
         return text
     parts = sentences(text)
-    beyond_title = " ".join(content_words(query) - content_words(title))
+    wanted = content_words(query)
+    beyond_title = wanted - content_words(title)
+    words = [content_words(part) for part in parts]
     ranked = sorted(
         range(len(parts)),
-        key=lambda i: (-overlap(beyond_title, parts[i]), -overlap(query, parts[i]), i),
+        key=lambda i: (-len(beyond_title & words[i]), -len(wanted & words[i]), i),
     )
     kept: set[int] = set()
     used = 0
