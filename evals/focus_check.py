@@ -12,48 +12,44 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+from evals.loaders import load_questions
+from graphs.indexing.corpus_files import join_sentences
 from nodes.agent.focus import focused_text
+from nodes.agent.plan_dag import substitute
 from nodes.citations.text import normalise, states
 
-_PLACEHOLDER = re.compile(r"#(\d+)")
 
+def musique_steps(path: Path) -> Iterator[tuple[str, str, str, str]]:
+    """(sub-question, answer, passage title, passage text) of every gold step whose passage states it.
 
-def filled(sub_question: str, answers: dict[int, str]) -> str:
-    """A MuSiQue sub-question with its "#k" placeholders replaced by the earlier gold answers."""
-    return _PLACEHOLDER.sub(lambda m: answers.get(int(m.group(1)), ""), sub_question)
-
-
-def musique_steps(questions: list[dict[str, Any]]) -> Iterator[tuple[str, str, str, str]]:
-    """(sub-question, answer, passage title, passage text) of every gold step whose passage states it."""
-    for question in questions:
+    The sub-question has the earlier steps' gold answers filled in, as the agent's hops do.
+    """
+    for example in load_questions(path):
         answers: dict[int, str] = {}
-        for k, step in enumerate(question["question_decomposition"], 1):
-            sub = filled(step["question"], answers)
-            answers[k] = step["answer"]
-            index = step.get("paragraph_support_idx")
-            if index is None:
-                continue
-            passage = question["paragraphs"][index]
-            if states(passage["paragraph_text"], step["answer"]):
-                yield sub, step["answer"], passage["title"], passage["paragraph_text"]
+        for k, step in enumerate(example.decomposition, 1):
+            sub = substitute(step.question, answers)
+            answers[k] = step.answer
+            if step.passage is not None and states(step.passage.text, step.answer):
+                yield sub, step.answer, step.passage.title, step.passage.text
 
 
-def hotpot_facts(questions: list[dict[str, Any]]) -> Iterator[tuple[str, str, str, str]]:
-    """(question, supporting sentence, passage title, passage text) of every supporting fact."""
-    for question in questions:
+def hotpot_facts(path: Path) -> Iterator[tuple[str, str, str, str]]:
+    """(question, supporting sentence, passage title, passage text) of every supporting fact.
+
+    Read from the raw records: the loader keeps gold passages, not which sentence is the fact.
+    """
+    for question in json.loads(path.read_text(encoding="utf-8-sig")):
         context = {title: sentences for title, sentences in question["context"]}
         for title, index in question["supporting_facts"]:
             sentences = context.get(title, [])
             if index < len(sentences):
-                yield question["question"], sentences[index], title, "".join(sentences)
+                yield question["question"], sentences[index], title, join_sentences(sentences)
 
 
-def kept_counts(budget: int, musique: list[Any], hotpot: list[Any]) -> dict[str, list[int]]:
+def kept_counts(budget: int, musique: Path, hotpot: Path) -> dict[str, list[int]]:
     """Per set: [facts, kept with the title counted, kept with the title breaking ties]."""
     counts = {"musique": [0, 0, 0], "hotpotqa": [0, 0, 0]}
     for sub, answer, title, text in musique_steps(musique):
@@ -63,7 +59,7 @@ def kept_counts(budget: int, musique: list[Any], hotpot: list[Any]) -> dict[str,
         row[2] += states(focused_text(text, sub, budget, title), answer)
     for query, fact, title, text in hotpot_facts(hotpot):
         row = counts["hotpotqa"]
-        wanted = normalise(fact)
+        wanted = normalise(fact.strip())
         row[0] += 1
         row[1] += wanted in normalise(focused_text(text, query, budget))
         row[2] += wanted in normalise(focused_text(text, query, budget, title))
@@ -77,11 +73,7 @@ def main() -> None:
     parser.add_argument("hotpotqa", type=Path)
     parser.add_argument("--budget", type=int, default=200)
     args = parser.parse_args()
-    counts = kept_counts(
-        args.budget,
-        json.loads(args.musique.read_text()),
-        json.loads(args.hotpotqa.read_text()),
-    )
+    counts = kept_counts(args.budget, args.musique, args.hotpotqa)
     for name, (facts, counted, ties) in counts.items():
         print(
             f"{name}, budget {args.budget}: {facts} gold facts; kept with the title counted "
