@@ -107,11 +107,14 @@ def cite_answer(final: Claim, hops: Sequence[Claim] = ()) -> list[Citation]:
 
     for hop in hops:
         add(support(hop))
+    stated = False
     for citation in cited:
         # A hop may word its answer longer than the final one ("Leyton, East London, England"):
         # a sentence stating the answer the reader sees verifies that answer.
-        citation["verified"] = citation["verified"] or states(citation["text"], final.answer)
-    if not any(states(c["text"], final.answer) for c in cited):
+        states_final = states(citation["text"], final.answer)
+        citation["verified"] = citation["verified"] or states_final
+        stated = stated or states_final
+    if not stated:
         own = support(final)
         if own is not None and (own["verified"] or not cited):
             add(own)
