@@ -20,6 +20,7 @@ from graphs.agent.cite import turn_citations
 from graphs.agent.context import GraspContext, chosen
 from graphs.agent.plan_review import add_plan_review
 from graphs.agent.progress import emit, stream_writer
+from graphs.agent.reader_passages import hop_passage_texts
 from graphs.agent.state import (
     Dependency,
     GraspInput,
@@ -41,11 +42,9 @@ from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.focus import focused_passages, reader_query
 from nodes.agent.plan import PlanRejected, make_plan
 from nodes.agent.plan_dag import ready, substitute
-from nodes.agent.synthesize import read_final_answer, reading_order, synthesize
+from nodes.agent.synthesize import read_final_answer, synthesize
 from nodes.llm.client import CallTag, LlmResult, MalformedOutput
 from store.corpora import corpus_id
-from store.passage_search import passages_by_id
-from store.retrieval import PassageText
 
 log = logging.getLogger(__name__)
 
@@ -70,12 +69,6 @@ def sub_agent_input(
             for k in sub_question["depends_on"]
         ],
     )
-
-
-async def hop_passage_texts(services: Services, state: GraspState, limit: int) -> list[PassageText]:
-    """The hops' passages the reader reads: taken in turn from each hop, each once, ≤ `limit`."""
-    ids = reading_order(state.get("hop_passages", {}), limit)
-    return await asyncio.to_thread(passages_by_id, services.engine, ids) if ids else []
 
 
 async def final_answer(

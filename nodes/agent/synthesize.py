@@ -6,6 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from nodes.agent.evaluate import UNKNOWN
+from nodes.citations.text import normalise, states
 from nodes.llm.client import CallTag, LlmClient, LlmResult, MalformedOutput, system_and_user
 from nodes.llm.reply import replay
 from nodes.peers.answer import WITH_PASSAGES, AnswerReply, answer_prompt, without_aside
@@ -80,6 +82,31 @@ def reading_order(hop_passages: Mapping[int, Sequence[int]], limit: int) -> list
             if rank < len(ids) and len(order) < limit:
                 order.setdefault(ids[rank])
     return list(order)
+
+
+def unique_ids(hop_passages: Mapping[int, Sequence[int]]) -> list[int]:
+    """Every hop's passage ids, each once, in hop order."""
+    return list(dict.fromkeys(i for k in sorted(hop_passages) for i in hop_passages[k]))
+
+
+def answer_first(
+    hop_passages: Mapping[int, Sequence[int]],
+    answers: Mapping[int, str],
+    texts: Mapping[int, str],
+) -> dict[int, list[int]]:
+    """Each hop's passages with those stating the hop's answer first, retrieval rank kept otherwise.
+
+    The passage a hop answered from is the one the reader most needs, and it is not always the
+    hop's best-ranked: read in turn with a five-passage limit, a hop's third passage is cut.
+    """
+    ordered: dict[int, list[int]] = {}
+    for k, ids in hop_passages.items():
+        answer = answers.get(k, "")
+        if normalise(answer) == UNKNOWN:  # a hop that found nothing names no passage
+            ordered[k] = list(ids)
+        else:
+            ordered[k] = sorted(ids, key=lambda i: not states(texts.get(i, ""), answer))
+    return ordered
 
 
 async def read_final_answer(

@@ -1,0 +1,38 @@
+"""The reader's passages: each hop's answer-stating passage first, then the hops in turn."""
+
+from sqlalchemy import Engine, select
+
+from graphs.agent.reader_passages import hop_passage_texts
+from graphs.agent.state import GraspState
+from store.engine import transaction
+from store.models import Passage
+from tests.fixtures.films import build_corpus, services
+
+
+async def test_the_passage_stating_a_hop_answer_is_read_before_better_ranked_ones(
+    engine: Engine, database_url: str
+) -> None:
+    build_corpus(engine)
+    with transaction(engine) as session:
+        ids = {title: pid for title, pid in session.execute(select(Passage.title, Passage.id))}
+    blue, tomas, ivo, lena = (
+        ids[t] for t in ("Blue Harbor", "Tomas Reyd", "Ivo Strand", "Lena Marsh")
+    )
+    svc = services(engine, database_url, [])
+    # Hop 1 answered "Tomas Reyd" (stated in Blue Harbor's and Tomas Reyd's passages), hop 2
+    # "Lisbon" (Tomas Reyd's only); each hop ranked an unrelated passage first.
+    state = GraspState(
+        hop_passages={1: [ivo, blue, tomas], 2: [lena, ivo, tomas]},
+        answers={1: "Tomas Reyd", 2: "Lisbon"},
+    )
+    read = await hop_passage_texts(svc, state, 3)
+    # In turn: hop 1's first (Blue Harbor), hop 2's first (Tomas Reyd), then hop 1's second is
+    # Tomas Reyd again, so hop 2's second, Lena Marsh, fills the limit.
+    assert [p.title for p in read] == ["Blue Harbor", "Tomas Reyd", "Lena Marsh"]
+    # A hop that found nothing keeps its retrieval order.
+    state = GraspState(hop_passages={1: [ivo, blue]}, answers={1: "unknown"})
+    assert [p.title for p in await hop_passage_texts(svc, state, 5)] == [
+        "Ivo Strand",
+        "Blue Harbor",
+    ]
+    assert await hop_passage_texts(svc, GraspState(hop_passages={}), 5) == []
