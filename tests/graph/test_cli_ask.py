@@ -1,21 +1,20 @@
 """`grasp ask` / `runs` / `show` in-process on a finished thread, and alembic beside the checkpointer."""
 
 import asyncio
-import json
 import uuid
 from pathlib import Path
 
 import pytest
 from alembic import command
-from sqlalchemy import Engine, func, select, text
+from sqlalchemy import Engine, text
 
 from graphs.cli.main import main
 from graphs.runtime.checkpoints import CHECKPOINT_TABLES, open_checkpointer
 from store.corpora import corpus_id
 from store.corpus_reads import corpus_passages
-from store.engine import alembic_config, transaction
-from store.ledger_models import LlmCall
+from store.engine import alembic_config
 from tests.fixtures.films import PAPER_VOTE_ARGS, build_corpus, chain_rules
+from tests.fixtures.scripted_cli import calls, use_scripted_model
 
 QUESTION = "Where was the director of Blue Harbor born?"
 
@@ -24,19 +23,7 @@ QUESTION = "Where was the director of Blue Harbor born?"
 def scripted_env(
     engine: Engine, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    script = tmp_path / "rules.json"
-    script.write_text(json.dumps([r.model_dump() for r in chain_rules(build_corpus(engine))]))
-    monkeypatch.setenv("DATABASE_URL", database_url)
-    monkeypatch.setenv("GRASP_CHAT_MODEL", f"scripted:{script}")
-    monkeypatch.setenv("GRASP_EMBEDDER", "hash")
-    monkeypatch.setenv("GRASP_LLM_CACHE", "0")
-    monkeypatch.setenv("GRASP_DATA_DIR", str(tmp_path / "data"))
-
-
-def calls(engine: Engine, thread: str) -> int:
-    with transaction(engine) as session:
-        query = select(func.count()).select_from(LlmCall).where(LlmCall.run_id == thread)
-        return int(session.execute(query).scalar_one())
+    use_scripted_model(monkeypatch, database_url, tmp_path, chain_rules(build_corpus(engine)))
 
 
 def test_ask_then_runs_and_show(

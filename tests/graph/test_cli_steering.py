@@ -2,7 +2,6 @@
 branches `grasp show` prints, in-process against the scripted films chain."""
 
 import io
-import json
 import sys
 import uuid
 from pathlib import Path
@@ -14,6 +13,7 @@ from graphs.cli.main import main
 from store.engine import transaction
 from store.ledger_models import LlmCall
 from tests.fixtures.films import PAPER_VOTE_ARGS, build_corpus
+from tests.fixtures.scripted_cli import use_scripted_model
 from tests.fixtures.steering import QUESTION, REWORDED, steering_rules
 
 ASK = ["ask", QUESTION, "--corpus", "films", *PAPER_VOTE_ARGS]
@@ -23,13 +23,7 @@ ASK = ["ask", QUESTION, "--corpus", "films", *PAPER_VOTE_ARGS]
 def scripted_env(
     engine: Engine, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    script = tmp_path / "rules.json"
-    script.write_text(json.dumps([r.model_dump() for r in steering_rules(build_corpus(engine))]))
-    monkeypatch.setenv("DATABASE_URL", database_url)
-    monkeypatch.setenv("GRASP_CHAT_MODEL", f"scripted:{script}")
-    monkeypatch.setenv("GRASP_EMBEDDER", "hash")
-    monkeypatch.setenv("GRASP_LLM_CACHE", "0")
-    monkeypatch.setenv("GRASP_DATA_DIR", str(tmp_path / "data"))
+    use_scripted_model(monkeypatch, database_url, tmp_path, steering_rules(build_corpus(engine)))
 
 
 def typed(monkeypatch: pytest.MonkeyPatch, *lines: str) -> None:

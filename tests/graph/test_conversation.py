@@ -30,6 +30,7 @@ from tests.fixtures.films import (
     rule,
     services,
 )
+from tests.fixtures.scripted_cli import use_scripted_model
 
 FIRST = "Who directed Blue Harbor?"
 FOLLOW_UP = "Where was he born?"
@@ -215,14 +216,9 @@ def test_history_block_is_empty_without_turns_and_cuts_long_text() -> None:
 def chat_env(
     engine: Engine, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    script = tmp_path / "rules.json"
-    rules = conversation_rules(build_corpus(engine))
-    script.write_text(json.dumps([r.model_dump() for r in rules]))
-    monkeypatch.setenv("DATABASE_URL", database_url)
-    monkeypatch.setenv("GRASP_CHAT_MODEL", f"scripted:{script}")
-    monkeypatch.setenv("GRASP_EMBEDDER", "hash")
-    monkeypatch.setenv("GRASP_LLM_CACHE", "0")
-    monkeypatch.setenv("GRASP_DATA_DIR", str(tmp_path / "data"))
+    use_scripted_model(
+        monkeypatch, database_url, tmp_path, conversation_rules(build_corpus(engine))
+    )
 
 
 def chat(monkeypatch: pytest.MonkeyPatch, typed: str, *args: str) -> int:

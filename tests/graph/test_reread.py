@@ -6,13 +6,12 @@ import uuid
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine
 
 from evals.reread import main as reread
 from graphs.cli.main import main
-from store.engine import transaction
-from store.ledger_models import LlmCall
 from tests.fixtures.films import PAPER_VOTE_ARGS, READER, build_corpus, rule
+from tests.fixtures.scripted_cli import calls, use_scripted_model
 from tests.fixtures.steering import QUESTION, steering_rules
 
 
@@ -24,20 +23,7 @@ def scripted_env(
         rule(READER, "Question: ", reply={"answer": "Lisbon, Portugal"}),
         *steering_rules(build_corpus(engine)),
     ]
-    script = tmp_path / "rules.json"
-    script.write_text(json.dumps([r.model_dump() for r in rules]))
-    monkeypatch.setenv("DATABASE_URL", database_url)
-    monkeypatch.setenv("GRASP_CHAT_MODEL", f"scripted:{script}")
-    monkeypatch.setenv("GRASP_EMBEDDER", "hash")
-    monkeypatch.setenv("GRASP_LLM_CACHE", "0")
-    monkeypatch.setenv("GRASP_DATA_DIR", str(tmp_path / "data"))
-
-
-def calls(engine: Engine, thread: str) -> int:
-    with transaction(engine) as session:
-        return int(
-            session.execute(select(func.count()).where(LlmCall.run_id == thread)).scalar_one()
-        )
+    use_scripted_model(monkeypatch, database_url, tmp_path, rules)
 
 
 def rows(path: Path) -> list[dict[str, object]]:
