@@ -132,7 +132,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         changed = set_items(args.set, GraspContext)
         rows = asyncio.run(reread(args.lines, args.out, changed, args.limit))
-    except (Refused, ValueError, KeyError) as exc:  # a bad setting, a line without its run
+    except KeyError as exc:  # a line `grasp eval` did not write
+        print(f"refused: a line of {args.lines} has no {exc} field", file=sys.stderr)
+        return 2
+    except (Refused, ValueError, OSError) as exc:  # a bad setting, no such file, no such run
         print(f"refused: {exc}", file=sys.stderr)
         return 2
     for text in report(rows):

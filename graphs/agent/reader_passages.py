@@ -18,6 +18,8 @@ async def hop_passage_texts(services: Services, state: GraspState, limit: int) -
     turn (`reading_order`): the passage a hop answered from is the one the reader most needs.
     """
     hops = state.get("hop_passages", {})
+    if not hops:
+        return []
     found = await asyncio.to_thread(passages_by_id, services.engine, unique_ids(hops))
     texts = {p.id: p for p in found}
     hops = answer_first(

@@ -107,4 +107,9 @@ def test_reread_refuses_a_bad_setting_and_a_line_without_its_run(
     assert capsys.readouterr().err.startswith("refused: ")
     assert reread([str(lines), "--out", str(out)]) == 2
     assert capsys.readouterr().err.strip() == "refused: no checkpoints for thread no-such-thread"
+    assert reread([str(tmp_path / "missing.jsonl"), "--out", str(out)]) == 2
+    assert "No such file" in capsys.readouterr().err
+    lines.write_text(json.dumps({"id": "q", "gold": ["x"]}) + "\n")
+    assert reread([str(lines), "--out", str(out)]) == 2
+    assert capsys.readouterr().err.strip() == f"refused: a line of {lines} has no 'thread_id' field"
     assert not out.exists()
