@@ -3,12 +3,35 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping, Sequence
 
+from graphs.agent.hop_reads import HopRead
 from graphs.agent.state import GraspState
 from graphs.runtime.services import Services
+from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.synthesize import answer_first, reading_order, unique_ids
+from nodes.citations.text import normalise
 from store.passage_search import passages_by_id
 from store.retrieval import PassageText
+
+
+def unknown_hops_first_round(
+    hop_passages: Mapping[int, Sequence[int]],
+    answers: Mapping[int, str],
+    hop_reads: Mapping[int, HopRead],
+) -> dict[int, list[int]]:
+    """Each hop's passages, with a hop that searched again and found nothing given its first round's.
+
+    Such a hop's last round is its most drifted search (each retry rewords it and leaves out
+    what was seen), while its first searched the sub-question itself: "What is the height of
+    the Pterocarya plant?" found the Pterocarya passage first and junk by its third round.
+    """
+    chosen = {k: list(ids) for k, ids in hop_passages.items()}
+    for k, read in hop_reads.items():
+        rounds = read["rounds"]
+        if k in chosen and len(rounds) > 1 and normalise(answers.get(k, "")) == UNKNOWN:
+            chosen[k] = list(rounds[0]["ids"][: len(chosen[k])])
+    return chosen
 
 
 async def hop_passage_texts(services: Services, state: GraspState, limit: int) -> list[PassageText]:
@@ -17,12 +40,13 @@ async def hop_passage_texts(services: Services, state: GraspState, limit: int) -
     Each hop's passages that state its answer come first (`answer_first`), then hops are read in
     turn (`reading_order`): the passage a hop answered from is the one the reader most needs.
     """
-    hops = state.get("hop_passages", {})
+    answers = state.get("answers", {})
+    hops = unknown_hops_first_round(
+        state.get("hop_passages", {}), answers, state.get("hop_reads", {})
+    )
     if not hops:
         return []
     found = await asyncio.to_thread(passages_by_id, services.engine, unique_ids(hops))
     texts = {p.id: p for p in found}
-    hops = answer_first(
-        hops, state.get("answers", {}), {p.id: f"{p.title}. {p.text}" for p in found}
-    )
+    hops = answer_first(hops, answers, {p.id: f"{p.title}. {p.text}" for p in found})
     return [texts[i] for i in reading_order(hops, limit) if i in texts]

@@ -2,6 +2,7 @@
 
 from sqlalchemy import Engine, select
 
+from graphs.agent.hop_reads import HopRead, RoundRead
 from graphs.agent.reader_passages import hop_passage_texts
 from graphs.agent.state import GraspState
 from store.engine import transaction
@@ -36,3 +37,40 @@ async def test_the_passage_stating_a_hop_answer_is_read_before_better_ranked_one
         "Blue Harbor",
     ]
     assert await hop_passage_texts(svc, GraspState(hop_passages={}), 5) == []
+
+
+async def test_a_hop_that_searched_again_and_found_nothing_gives_its_first_round(
+    engine: Engine, database_url: str
+) -> None:
+    build_corpus(engine)
+    with transaction(engine) as session:
+        ids = {title: pid for title, pid in session.execute(select(Passage.title, Passage.id))}
+    blue, tomas, ivo, lena = (
+        ids[t] for t in ("Blue Harbor", "Tomas Reyd", "Ivo Strand", "Lena Marsh")
+    )
+    svc = services(engine, database_url, [])
+    rounds = [
+        RoundRead(round=1, kind="passages", ids=[tomas, blue, lena]),
+        RoundRead(round=2, kind="passages", ids=[ivo, lena]),
+    ]
+    drifted = HopRead(answered_in=2, rounds=rounds)
+    # Unknown after two rounds: the first round's passages, as many as the hop kept.
+    state = GraspState(
+        hop_passages={1: [ivo, lena]}, answers={1: "unknown"}, hop_reads={1: drifted}
+    )
+    assert [p.title for p in await hop_passage_texts(svc, state, 5)] == [
+        "Tomas Reyd",
+        "Blue Harbor",
+    ]
+    # Answered after two rounds, or unknown after one: the passages the hop kept.
+    state = GraspState(hop_passages={1: [ivo, lena]}, answers={1: "1962"}, hop_reads={1: drifted})
+    assert [p.title for p in await hop_passage_texts(svc, state, 5)] == [
+        "Ivo Strand",
+        "Lena Marsh",
+    ]
+    once = HopRead(answered_in=1, rounds=rounds[1:])
+    state = GraspState(hop_passages={1: [ivo, lena]}, answers={1: "unknown"}, hop_reads={1: once})
+    assert [p.title for p in await hop_passage_texts(svc, state, 5)] == [
+        "Ivo Strand",
+        "Lena Marsh",
+    ]
