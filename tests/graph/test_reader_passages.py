@@ -5,21 +5,27 @@ from sqlalchemy import Engine, select
 from graphs.agent.hop_reads import HopRead, RoundRead
 from graphs.agent.reader_passages import hop_passage_texts
 from graphs.agent.state import GraspState
+from graphs.runtime.services import Services
 from store.engine import transaction
 from store.models import Passage
 from tests.fixtures.films import build_corpus, services
 
 
-async def test_the_passage_stating_a_hop_answer_is_read_before_better_ranked_ones(
-    engine: Engine, database_url: str
-) -> None:
+def films(engine: Engine, database_url: str) -> tuple[Services, tuple[int, int, int, int]]:
+    """Services over the films corpus and its passages' ids: Blue Harbor, Tomas Reyd, Ivo Strand,
+    Lena Marsh."""
     build_corpus(engine)
     with transaction(engine) as session:
         ids = {title: pid for title, pid in session.execute(select(Passage.title, Passage.id))}
-    blue, tomas, ivo, lena = (
-        ids[t] for t in ("Blue Harbor", "Tomas Reyd", "Ivo Strand", "Lena Marsh")
-    )
-    svc = services(engine, database_url, [])
+    titles = ("Blue Harbor", "Tomas Reyd", "Ivo Strand", "Lena Marsh")
+    blue, tomas, ivo, lena = (ids[t] for t in titles)
+    return services(engine, database_url, []), (blue, tomas, ivo, lena)
+
+
+async def test_the_passage_stating_a_hop_answer_is_read_before_better_ranked_ones(
+    engine: Engine, database_url: str
+) -> None:
+    svc, (blue, tomas, ivo, lena) = films(engine, database_url)
     # Hop 1 answered "Tomas Reyd" (stated in Blue Harbor's and Tomas Reyd's passages), hop 2
     # "Lisbon" (Tomas Reyd's only); each hop ranked an unrelated passage first.
     state = GraspState(
@@ -42,13 +48,7 @@ async def test_the_passage_stating_a_hop_answer_is_read_before_better_ranked_one
 async def test_a_hop_that_searched_again_and_found_nothing_gives_its_first_round(
     engine: Engine, database_url: str
 ) -> None:
-    build_corpus(engine)
-    with transaction(engine) as session:
-        ids = {title: pid for title, pid in session.execute(select(Passage.title, Passage.id))}
-    blue, tomas, ivo, lena = (
-        ids[t] for t in ("Blue Harbor", "Tomas Reyd", "Ivo Strand", "Lena Marsh")
-    )
-    svc = services(engine, database_url, [])
+    svc, (blue, tomas, ivo, lena) = films(engine, database_url)
     rounds = [
         RoundRead(round=1, kind="passages", ids=[tomas, blue, lena]),
         RoundRead(round=2, kind="passages", ids=[ivo, lena]),
