@@ -18,22 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from evals.metrics import exact_match, token_f1
+from evals.qa_runner import answer_of
 from graphs.agent.context import GraspContext
-from graphs.agent.fork import fork_metadata, plan_fork, run_settings, start_fork
 from graphs.agent.graph import GraspGraph, build_grasp_graph
-from graphs.api import make_context
-from graphs.cli.ask_input import run_config, set_items
-from graphs.runtime.branches import Checkpoint, chain_to
-from graphs.runtime.checkpoints import open_checkpointer, read_all_steps
+from graphs.cli.ask_input import set_items
+from graphs.cli.fork import begin_fork
+from graphs.runtime.checkpoints import open_checkpointer
 from graphs.runtime.run_history import Refused
 from graphs.runtime.services import resolve_database_url
 from graphs.runtime.settings import Settings
-
-
-def original_leaf(checkpoints: Sequence[Checkpoint]) -> Checkpoint:
-    """The run's own last checkpoint: the oldest leaf, as every fork branches off later."""
-    parents = {c.parent_id for c in checkpoints}
-    return min((c for c in checkpoints if c.id not in parents), key=lambda c: c.id)
 
 
 async def reread_one(
@@ -41,36 +34,21 @@ async def reread_one(
 ) -> dict[str, Any]:
     """Fork `line`'s run at its synthesis with `changed`; its new answer, scored."""
     thread = str(line["thread_id"])
-    checkpoints = [Checkpoint.of_snapshot(s) for s in await read_all_steps(graph, thread)]
-    if not checkpoints:
-        raise ValueError(f"no checkpoints for thread {thread}")
-    chain = chain_to(checkpoints, original_leaf(checkpoints).id)
-    plan = plan_fork(chain, "synthesis")
-    corpus, stored = run_settings(chain[-1].metadata)
-    if corpus is None:
-        raise ValueError(f"thread {thread} does not record its corpus")
-    settings = {**stored, **changed}
-    metadata = {
-        **(run_config(thread, plan.question, corpus, settings).get("metadata") or {}),
-        **fork_metadata(plan, changed, None),
-    }
-    config = await start_fork(graph, thread, plan, metadata)
-    values = await graph.ainvoke(None, config, context=make_context(corpus, **settings))
-    prediction = str(values.get("final_answer") or "").strip()
-    tokens = values.get("tokens") or {}
-    reader = (tokens.get("by_node") or {}).get("synthesize") or {}
+    fork = await begin_fork(graph, thread, "synthesis", changed, from_original=True)
+    answer = answer_of(await graph.ainvoke(None, fork.config, context=fork.context))
+    reader = answer.anatomy.get("synthesize", {})
     return {
         "id": line["id"],
-        "prediction": prediction,
+        "prediction": answer.prediction,
         "before": line["prediction"],
-        "em": exact_match(prediction, line["gold"]),
-        "f1": token_f1(prediction, line["gold"]),
+        "em": exact_match(answer.prediction, line["gold"]),
+        "f1": token_f1(answer.prediction, line["gold"]),
         "em_before": line["em"],
         "f1_before": line["f1"],
-        "tokens": int(tokens.get("input_tokens", 0)) + int(tokens.get("output_tokens", 0)),
+        "tokens": answer.input_tokens + answer.output_tokens,
         "tokens_before": line["tokens"],
         "synthesis_input": int(reader.get("input", 0)),
-        "citations": values.get("citations") or [],
+        "citations": list(answer.citations),
     }
 
 
@@ -135,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyError as exc:  # a line `grasp eval` did not write
         print(f"refused: a line of {args.lines} has no {exc} field", file=sys.stderr)
         return 2
-    except (Refused, ValueError, OSError) as exc:  # a bad setting, no such file, no such run
+    except (Refused, ValueError, OSError) as exc:  # a bad setting, no such file or run
         print(f"refused: {exc}", file=sys.stderr)
         return 2
     for text in report(rows):

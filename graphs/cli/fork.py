@@ -12,12 +12,21 @@ import argparse
 import asyncio
 import shlex
 import time
+from dataclasses import dataclass
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from rich.markup import escape
 
 from graphs.agent.context import GraspContext
-from graphs.agent.fork import ForkRefused, fork_metadata, plan_fork, run_settings, start_fork
+from graphs.agent.fork import (
+    ForkPlan,
+    ForkRefused,
+    fork_metadata,
+    plan_fork,
+    run_settings,
+    start_fork,
+)
 from graphs.agent.graph import GraspGraph, build_grasp_graph
 from graphs.api import make_context
 from graphs.cli.ask import finished
@@ -25,7 +34,13 @@ from graphs.cli.ask_input import run_config, set_items
 from graphs.cli.ask_progress import LivePrinter
 from graphs.cli.run_stream import drive
 from graphs.peers.registry import DEFAULT_METHOD
-from graphs.runtime.branches import Checkpoint, branch_lines, chain_to, thread_branches
+from graphs.runtime.branches import (
+    Checkpoint,
+    branch_lines,
+    branches_of,
+    chain_to,
+    thread_branches,
+)
 from graphs.runtime.checkpoints import open_checkpointer, read_all_steps
 from graphs.runtime.run_history import Refused, report, say, thread_method
 from graphs.runtime.services import resolve_database_url
@@ -60,6 +75,51 @@ async def thread_checkpoints(graph: GraspGraph, thread: str) -> list[Checkpoint]
     return [Checkpoint.of_snapshot(s) for s in await read_all_steps(graph, thread)]
 
 
+@dataclass(frozen=True)
+class BegunFork:
+    """A fork written to its thread, ready to run from `config` with `context`."""
+
+    plan: ForkPlan
+    corpus: str
+    config: RunnableConfig
+    context: GraspContext
+
+
+async def begin_fork(
+    graph: GraspGraph,
+    thread: str,
+    at: str,
+    changed: dict[str, Any],
+    question: str | None = None,
+    *,
+    from_original: bool = False,
+) -> BegunFork:
+    """Fork the thread at `at` with `changed` settings: its latest branch, or its original run.
+
+    The branch keeps the forked run's corpus and settings, `changed` over them; bad settings are
+    refused before anything is written.
+    """
+    checkpoints = await thread_checkpoints(graph, thread)
+    if not checkpoints:
+        raise Refused(f"no checkpoints for thread {thread}")
+    chain = chain_to(checkpoints, branches_of(checkpoints)[0].leaf if from_original else None)
+    try:
+        plan = plan_fork(chain, at, question)
+    except ForkRefused as exc:
+        raise Refused(str(exc)) from None
+    corpus, stored = run_settings(chain[-1].metadata)
+    if corpus is None:
+        raise Refused(f"thread {thread} does not record its corpus; it cannot be forked")
+    settings = {**stored, **changed}
+    context = make_context(corpus, **settings)  # bad settings fail before any work
+    metadata = {
+        **(run_config(thread, plan.question, corpus, settings).get("metadata") or {}),
+        **fork_metadata(plan, changed, question),
+    }
+    config = await start_fork(graph, thread, plan, metadata)
+    return BegunFork(plan, corpus, config, context)
+
+
 async def run_fork(args: argparse.Namespace) -> int:
     """Fork the thread's latest branch at `args.at` and run the branch to its end."""
     from graphs.cli.main import errors, one_line
@@ -71,27 +131,11 @@ async def run_fork(args: argparse.Namespace) -> int:
         if method != DEFAULT_METHOD:
             raise Refused(f"thread {args.thread} was run by {method}; forks are of GRASP runs")
         graph = build_grasp_graph(None, saver)
-        checkpoints = await thread_checkpoints(graph, args.thread)
-        if not checkpoints:
-            raise Refused(f"no checkpoints for thread {args.thread}")
-        chain = chain_to(checkpoints)
-        try:
-            plan = plan_fork(chain, args.at, args.question)
-        except ForkRefused as exc:
-            raise Refused(str(exc)) from None
-        corpus, stored = run_settings(chain[-1].metadata)
-        if corpus is None:
-            raise Refused(f"thread {args.thread} does not record its corpus; it cannot be forked")
-        settings = {**stored, **changed}
-        context = make_context(corpus, **settings)  # bad settings fail before any work
-        metadata = {
-            **(run_config(args.thread, plan.question, corpus, settings).get("metadata") or {}),
-            **fork_metadata(plan, changed, args.question),
-        }
+        fork = await begin_fork(graph, args.thread, args.at, changed, args.question)
+        plan, corpus, config, context = fork.plan, fork.corpus, fork.config, fork.context
         say(f"thread: {args.thread}")
         shown = ", ".join(f"{k}={v}" for k, v in sorted(changed.items())) or "the run's settings"
         say(f"fork at {plan.at} from checkpoint {plan.checkpoint_id}, with {shown}")
-        config = await start_fork(graph, args.thread, plan, metadata)
         started = time.monotonic()
         try:
             await drive(graph, None, config, context, LivePrinter(stream=not args.quiet))
