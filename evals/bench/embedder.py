@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from evals.bench.busy import busy_neighbours
 from evals.bench.index import cpu_model
 from evals.loaders import load_questions
 from graphs.indexing.corpus_files import read_corpus
@@ -44,7 +45,8 @@ class VariantResult:
     #: processes' load changes far less than the wall clock.
     texts_per_cpu_s: list[float] = field(default_factory=list)
     query_ms: list[float] = field(default_factory=list)
-    #: CPU time of the calling thread per question (the small-call copy runs on it, one thread).
+    #: CPU time of this process per question: the small-call copy's whole thread team (nothing
+    #: else runs while questions are timed, and its threads sleep rather than spin when idle).
     query_cpu_ms: list[float] = field(default_factory=list)
     cosine_mean: float | None = None
     cosine_min: float | None = None
@@ -59,6 +61,8 @@ class EmbedBench:
     queries: int
     results: list[VariantResult]
     loads: list[str]
+    #: Spinning processes beside the question timings.
+    busy: int = 0
 
 
 def sentences(path: Path, count: int) -> list[str]:
@@ -85,8 +89,13 @@ def load_average() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
 
 
-def run_bench(variants: list[str], texts: list[str], queries: list[str], rounds: int) -> EmbedBench:
-    """Measure each variant; the first is the reference the others' vectors are compared with."""
+def run_bench(
+    variants: list[str], texts: list[str], queries: list[str], rounds: int, busy: int = 0
+) -> EmbedBench:
+    """Measure each variant; the first is the reference the others' vectors are compared with.
+
+    The questions are timed beside `busy` spinning processes (`busy_neighbours`).
+    """
     embedders = [MiniLmEmbedder(variant=v) for v in variants]
     for embedder in embedders:  # loads every copy and runs each once before any timing
         embedder.embed(texts)
@@ -102,7 +111,8 @@ def run_bench(variants: list[str], texts: list[str], queries: list[str], rounds:
             text_vectors[variants[at]] = embedders[at].embed(texts)
             results[at].texts_per_s.append(len(texts) / (time.perf_counter() - started))
             results[at].texts_per_cpu_s.append(len(texts) / (time.process_time() - cpu))
-    query_vectors = _time_queries(embedders, results, queries)
+    with busy_neighbours(busy):
+        query_vectors = _time_queries(embedders, results, queries)
     reference = variants[0]
     for result in results[1:]:
         cosines = np.sum(text_vectors[reference] * text_vectors[result.variant], axis=1)
@@ -111,7 +121,7 @@ def run_bench(variants: list[str], texts: list[str], queries: list[str], rounds:
             query_vectors[reference] @ text_vectors[reference].T,
             query_vectors[result.variant] @ text_vectors[result.variant].T,
         )
-    return EmbedBench(len(texts), len(queries), results, loads)
+    return EmbedBench(len(texts), len(queries), results, loads, busy)
 
 
 def _time_queries(
@@ -121,10 +131,10 @@ def _time_queries(
     rows: dict[str, list[Vectors]] = {e.variant: [] for e in embedders}
     for question in queries:
         for embedder, result in zip(embedders, results, strict=True):
-            started, cpu = time.perf_counter(), time.thread_time()
+            started, cpu = time.perf_counter(), time.process_time()
             vector = embedder.embed([question])
             result.query_ms.append((time.perf_counter() - started) * 1000)
-            result.query_cpu_ms.append((time.thread_time() - cpu) * 1000)
+            result.query_cpu_ms.append((time.process_time() - cpu) * 1000)
             rows[embedder.variant].append(vector)
     return {variant: np.concatenate(found) for variant, found in rows.items()}
 
@@ -143,7 +153,8 @@ def report(bench: EmbedBench, source: str) -> list[str]:
     base = statistics.median(bench.results[0].texts_per_s)
     base_cpu = statistics.median(bench.results[0].texts_per_cpu_s)
     lines = [
-        f"MiniLM variants: {bench.texts} sentences of {source}, {bench.queries} questions; "
+        f"MiniLM variants: {bench.texts} sentences of {source}, {bench.queries} questions"
+        f"{f' (timed beside {bench.busy} busy processes)' if bench.busy else ''}; "
         f"CPU {cpu_model()}, {os.cpu_count()} cores",
         f"{'variant':<11}{'texts/s':>9}{'× ref':>7}{'/CPU-s':>8}{'× ref':>7}"
         f"{'query p50':>11}{'p95 ms':>8}{'CPU p50':>9}"
@@ -185,6 +196,12 @@ def register_bench(sub: Any) -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument(
+        "--busy",
+        type=int,
+        default=0,
+        help="time the questions beside this many spinning processes (default: 0)",
+    )
+    parser.add_argument(
         "--variants",
         type=variant_list,
         default=list(MINILM_VARIANTS),
@@ -213,6 +230,6 @@ def handle(args: argparse.Namespace) -> int:
     )
     if not texts or not queries:
         raise ValueError(f"{args.corpus_file}: no sentences or questions to embed")
-    bench = run_bench(args.variants, texts, queries, args.rounds)
+    bench = run_bench(args.variants, texts, queries, args.rounds, max(0, args.busy))
     print("\n".join(report(bench, args.corpus_file.name)))
     return 0

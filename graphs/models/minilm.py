@@ -9,7 +9,10 @@ of the model, do not wait for each other: 1.5× beside the same busy process, an
 
 Variants: `torch` (sentence-transformers, fp32) and, from files exported at install time
 (graphs/models/onnx_export.py), `onnx` (fp32) and `onnx-int8` (dynamically quantised) on ONNX
-Runtime, each stream a single-thread session. A variant is part of the embedder's name, which a
+Runtime, each stream a single-thread session. The copy that serves small calls (a question) is
+not a stream: on ONNX Runtime it runs a team of up to `DIRECT_THREADS` threads that sleep rather
+than spin while they wait, which a busy neighbour slows less than it slows one thread (measured in
+graphs/models/onnx_minilm.py). A variant is part of the embedder's name, which a
 corpus records, so vectors of one variant are never compared with another's.
 """
 
@@ -40,6 +43,9 @@ SLICE = 256
 #: Texts per encoder batch, by variant. ONNX Runtime runs small batches of similar length faster
 #: (int8 on 600 MuSiQue sentences, one thread: 114 texts per CPU-second at 16, 100 at 64).
 BATCH_SIZES = {"torch": 64, "onnx": 16, "onnx-int8": 16}
+#: Threads of the ONNX copy that serves small calls: two were measured (one question 3.4 ms p50
+#: against 4.9 ms on one thread, on two cores); more would be a guess.
+DIRECT_THREADS = 2
 
 
 def minilm_name(variant: str) -> str:
@@ -84,7 +90,7 @@ class MiniLmEmbedder:
         self._model_dir = model_dir
         if variant == "torch":
             _set_torch_threads(self._threads)
-        self._direct = self._load()
+        self._direct = self._load(min(cores, DIRECT_THREADS))
         self._direct_lock = threading.Lock()
         self._stream_copies: queue.SimpleQueue[_Copy] = queue.SimpleQueue()
         self._copies = 1
@@ -112,18 +118,19 @@ class MiniLmEmbedder:
     def _encode_with(self, model: _Copy, texts: list[str]) -> Vectors:
         return model.encode(texts, self.batch_size)
 
-    def _load(self) -> _Copy:
+    def _load(self, threads: int) -> _Copy:
+        """A model copy; an ONNX copy with `threads` intra-op threads (torch's are process-wide)."""
         if self.variant == "torch":
             return _TorchCopy()
         model_file = find_onnx_model(self.variant, self._model_dir)
-        return OnnxMiniLm(model_file, weights_dir() / "tokenizer.json", self._threads)
+        return OnnxMiniLm(model_file, weights_dir() / "tokenizer.json", threads)
 
     def _streams(self) -> ThreadPoolExecutor:
         """The stream pool, loading its model copies the first time."""
         with self._grow_lock:
             if self._pool is None:
                 for _ in range(self.streams):
-                    self._stream_copies.put(self._load())
+                    self._stream_copies.put(self._load(self._threads))
                     self._copies += 1
                 self._pool = ThreadPoolExecutor(self.streams, thread_name_prefix="minilm")
             return self._pool

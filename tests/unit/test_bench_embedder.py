@@ -4,11 +4,15 @@ small run of two variants whose fidelity figures come from their real vectors.""
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from evals.bench.busy import busy_neighbours
 from evals.bench.embedder import _overlap, questions, report, run_bench, sentences
 from graphs.models.onnx_export import OnnxModelMissing, find_onnx_model
 
@@ -82,12 +86,29 @@ def test_a_small_run_compares_variants_on_their_real_vectors() -> None:
             pytest.skip(f"MiniLM@{variant} not exported (scripts/install.sh makes it): {exc}")
     texts = [f"Person {i} was born in town {i % 7} in {1800 + i}." for i in range(30)]
     queries = ["Where was Person 3 born?", "Who was born in 1805?"]
-    bench = run_bench(["onnx", "onnx-int8"], texts, queries, rounds=2)
+    bench = run_bench(["onnx", "onnx-int8"], texts, queries, rounds=2, busy=1)
     fp32, int8 = bench.results
     assert len(fp32.texts_per_s) == 2 and len(int8.query_ms) == 2
     assert fp32.cosine_mean is None  # the reference
     assert int8.cosine_min is not None and 0.98 < int8.cosine_min <= 1.0
     assert int8.top_k_overlap is not None and 0.5 <= int8.top_k_overlap <= 1.0
     lines = report(bench, "people")
+    assert "(timed beside 1 busy processes)" in lines[0]
     assert lines[2].startswith("onnx ") and "(reference)" in lines[2]
     assert lines[3].startswith("onnx-int8") and len(bench.loads) == 2
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process, from /proc (clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_busy_neighbours_spin_inside_the_block_and_are_gone_after() -> None:
+    with busy_neighbours(2):
+        spinners = multiprocessing.active_children()
+        assert len(spinners) == 2 and all(s.is_alive() for s in spinners)
+        time.sleep(0.5)
+        assert all(_cpu_seconds(s.pid or 0) > 0.1 for s in spinners)
+    assert not any(s.is_alive() for s in spinners)
+    assert multiprocessing.active_children() == []
