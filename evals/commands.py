@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from evals.closed_book import SAMPLING_TEMPERATURE
 from evals.eval_inputs import check_corpus, method_settings
@@ -28,6 +28,8 @@ from graphs.runtime.settings import Settings
 from nodes.llm.client import LlmClient
 from store.ledger import corpus_token_totals
 
+T = TypeVar("T")
+
 
 def register(sub: Any) -> None:
     """Add the three evaluation commands."""
@@ -37,6 +39,12 @@ def register(sub: Any) -> None:
     qa.add_argument("--method", choices=METHODS, default="grasp")
     qa.add_argument("--setting", choices=["pooled", "long"], default="pooled")
     qa.add_argument("--limit", type=int, default=0, help="only the first N questions")
+    qa.add_argument(
+        "--offset",
+        type=non_negative,
+        default=0,
+        help="skip the first N questions (a held-out slice: --offset 40 --limit 20 is 41-60)",
+    )
     qa.add_argument("--concurrency", type=int, default=1, help="questions in flight")
     qa.add_argument("--p-samples", type=int, default=5, help="closed-book samples (0: no SE)")
     qa.add_argument("--no-judge", action="store_true", help="EM/F1 only, no judge calls")
@@ -100,7 +108,7 @@ async def run_eval(
     index: PassageIndex = {}
     indexing = 0.0
     if args.setting == "long":
-        samples = load_longbench(args.questions)[: args.limit or None]
+        samples = picked(load_longbench(args.questions), args)
         items = long_items(samples)
         directory = results_dir(args.out, args.corpus or f"longbench-{args.questions.stem}")
     else:
@@ -125,7 +133,7 @@ async def run_eval(
                 args.corpus,
                 tuple(gold_steps(e, index)),
             )
-            for e in examples[: args.limit or None]
+            for e in picked(examples, args)
         ]
         directory = results_dir(args.out, args.corpus)
     run = QaRun(
@@ -143,6 +151,19 @@ async def run_eval(
         run.prepare = make_prepare(run, samples, args.extractor)
     outcome, summaries = await evaluate(run, items, sampler, args.p_samples, progress)
     return run, outcome, summaries
+
+
+def non_negative(value: str) -> int:
+    """An argument that counts something: 0 or more."""
+    number = int(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"{value} is below 0")
+    return number
+
+
+def picked(items: list[T], args: argparse.Namespace) -> list[T]:
+    """The questions `--offset` and `--limit` select, in file order."""
+    return items[args.offset : args.offset + args.limit if args.limit else None]
 
 
 def summary_lines(label: str, summaries: list[GroupSummary]) -> list[str]:

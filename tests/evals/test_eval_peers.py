@@ -331,3 +331,25 @@ async def test_every_peer_runs_through_the_one_runner(
     snapshot = await thread_values(svc, database_url, method, line["thread_id"])
     assert (snapshot.values["final_answer"], snapshot.next) == ("Lisbon", ())
     assert snapshot.metadata["grasp_method"] == method
+
+
+async def test_offset_and_limit_pick_a_held_out_slice(
+    engine: Engine, database_url: str, questions: Path, tmp_path: Path
+) -> None:
+    films_with_graph(engine)
+    svc, _, _ = make_services(engine, database_url, anything_rules())
+    ids = [q["id"] for q in json.loads(questions.read_text())]
+    assert len(ids) >= 2
+
+    run, outcome, _ = await evaluate(
+        peer_eval(
+            questions, tmp_path / "runs", "--method", "dense", "--offset", "1", "--limit", "1"
+        ),
+        svc,
+        None,
+    )
+
+    # Only the second question of the file was asked.
+    assert outcome.answered == 1 and list(lines_of(run.results)) == [ids[1]]
+    with pytest.raises(SystemExit):
+        peer_eval(questions, tmp_path / "runs", "--offset", "-1")
