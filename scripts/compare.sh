@@ -5,6 +5,11 @@
 #
 #   bash scripts/compare.sh run             # index the two corpora if needed, run what is left
 #   bash scripts/compare.sh collect METHOD  # pool a finished method into results/, regenerate docs
+#   bash scripts/compare.sh heldout         # the held-out slices (MuSiQue 41-60, HotpotQA 21-40)
+#   bash scripts/compare.sh collect-heldout METHOD
+#
+# The held-out slices were chosen on by nothing: every method there runs from HELDOUT_COMMIT
+# (GRASP as it stands after issue 31's changes) and is pooled into results/heldout40/.
 #
 # The runs come from a worktree of COMMIT, so every summary records that one commit; the
 # worktree's runs/eval links to eval-lines/ here. One heavy job at a time: wall times are read.
@@ -14,6 +19,8 @@ ROOT=$(pwd)
 COMMIT=010a395
 WORKTREE=${COMPARE_WORKTREE:-$ROOT/../grasp-compare-$COMMIT}
 LINES=eval-lines
+HELDOUT_COMMIT=af1d8ec
+HELDOUT_WORKTREE=${HELDOUT_WORKTREE:-$ROOT/../grasp-heldout-$HELDOUT_COMMIT}
 BEFORE=(--set first_search=rewrite --set focus_chars=0 --set evaluator_prompt=full
     --set reader_focus_chars=0)
 
@@ -70,8 +77,36 @@ collect() {  # METHOD
     grep -ho '"commit": "[^"]*"' results/*/"$name.summary.json" | sort | uniq -c
 }
 
+heldout_one() {  # SET OFFSET METHOD
+    local set=$1 offset=$2 method=$3
+    echo "== heldout-$method on $set after $offset, $(date +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
+    (cd "$HELDOUT_WORKTREE" && GRASP_LLM_CACHE=0 PYTHONPATH="$HELDOUT_WORKTREE" .venv/bin/grasp \
+        eval "../shared/data/$set.json" --corpus "$set" --method "$method" --offset "$offset" \
+        --limit 20 --no-judge --p-samples 5 --name "heldout-$method")
+}
+
+heldout() {
+    WORKTREE=$HELDOUT_WORKTREE COMMIT=$HELDOUT_COMMIT prepare
+    for method in grasp proprag dense ircot; do
+        heldout_one musique_train 40 "$method"
+        heldout_one hotpotqa_train 20 "$method"
+    done
+}
+
+collect_heldout() {  # METHOD
+    local name=heldout-$1
+    mkdir -p results/heldout40
+    .venv/bin/python -m evals.pooled --out "results/heldout40/$name.summary.json" \
+        "$LINES/musique_train/$name.jsonl" "$LINES/hotpotqa_train/$name.jsonl"
+    .venv/bin/grasp eval-report results --markdown docs/results.md >/dev/null
+    grep -ho '"commit": "[^"]*"' "results/heldout40/$name.summary.json" | sort | uniq -c
+}
+
 case "${1:-}" in
     run) run ;;
     collect) collect "${2:?collect needs a method name}" ;;
-    *) echo "usage: bash scripts/compare.sh run | collect METHOD" >&2; exit 2 ;;
+    heldout) heldout ;;
+    collect-heldout) collect_heldout "${2:?collect-heldout needs a method name}" ;;
+    *) echo "usage: bash scripts/compare.sh run | collect METHOD | heldout | collect-heldout METHOD" >&2
+       exit 2 ;;
 esac
