@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nodes.agent.plan_dag import PLACEHOLDER, PlanError, SubQuestion, build_dag, placeholders
+from nodes.agent.plan_prune import drop_identity_steps
 from nodes.agent.plan_references import (
     DEFINITE,
     LIST_NUMBER,
@@ -44,6 +45,7 @@ class Repair:
 
     step: int
     kind: str  # dropped_need | renamed_ref | listed_ref | phrase | pronoun | guess | appended
+    #           | identity (the step was dropped: nodes/agent/plan_prune.py)
     detail: str
 
     def __str__(self) -> str:
@@ -112,6 +114,8 @@ def link_plan(
     appended as "(#k)", or with `unwritten_needs="drop"` dropped: the text stands alone); a
     `#k` in the text that is not listed counts as listed; and a later step with no link at all
     that plainly points back (the earlier answer's phrase, a pronoun, a guessed name) is linked.
+    Last, a step that only asks who or what a name of the question is goes, its name written
+    where later steps used its answer (`drop_identity_steps`).
     Raises PlanError (from build_dag) for what none of this can mend.
     """
     steps = _clean(drafts)
@@ -153,6 +157,8 @@ def link_plan(
                 repairs.append(Repair(j, kind, detail))
         texts[j - 1] = text
         consumed.update(placeholders(text))
+    texts, dropped = drop_identity_steps(question, texts)
+    repairs += [Repair(k, "identity", f"asked only what {name!r} is") for k, name in dropped]
     return build_dag(texts), repairs
 
 
