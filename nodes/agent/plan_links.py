@@ -157,8 +157,8 @@ def link_plan(
                 repairs.append(Repair(j, kind, detail))
         texts[j - 1] = text
         consumed.update(placeholders(text))
-    texts, dropped = drop_identity_steps(question, texts)
-    repairs += [Repair(k, "identity", f"asked only what {name!r} is") for k, name in dropped]
+    texts, identities = drop_identity_steps(question, texts)
+    repairs += [Repair(k, "identity", f"asked only what {name!r} is") for k, name in identities]
     return build_dag(texts), repairs
 
 
