@@ -9,7 +9,9 @@
 #   bash scripts/compare.sh collect-heldout METHOD
 #
 # The held-out slices were chosen on by nothing: every method there runs from HELDOUT_COMMIT
-# (GRASP as it stands after issue 31's changes) and is pooled into results/heldout40/.
+# (GRASP as it stands after issue 31's changes) and is pooled into results/heldout40/. The
+# heldout-grasp-lean-plan row ran the same commands from a worktree of 7fd4c7b (identity steps
+# dropped), with --method grasp and --name heldout-grasp-lean-plan.
 #
 # The runs come from a worktree of COMMIT, so every summary records that one commit; the
 # worktree's runs/eval links to eval-lines/ here. One heavy job at a time: wall times are read.
