@@ -22,6 +22,7 @@ from evals.results_doc import print_results_doc
 from evals.retrieval_command import handle_eval_retrieval
 from evals.retrieval_eval import MODES, RETRIEVAL_METHODS
 from evals.summary import GroupSummary, format_number, summarise_causes
+from graphs.cli.index import count_or_zero
 from graphs.models.providers import lazy_llm_client
 from graphs.runtime.services import Services, services_for
 from graphs.runtime.settings import Settings
@@ -41,7 +42,7 @@ def register(sub: Any) -> None:
     qa.add_argument("--limit", type=int, default=0, help="only the first N questions")
     qa.add_argument(
         "--offset",
-        type=non_negative,
+        type=count_or_zero,
         default=0,
         help="skip the first N questions (a held-out slice: --offset 40 --limit 20 is 41-60)",
     )
@@ -151,14 +152,6 @@ async def run_eval(
         run.prepare = make_prepare(run, samples, args.extractor)
     outcome, summaries = await evaluate(run, items, sampler, args.p_samples, progress)
     return run, outcome, summaries
-
-
-def non_negative(value: str) -> int:
-    """An argument that counts something: 0 or more."""
-    number = int(value)
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"{value} is below 0")
-    return number
 
 
 def picked(items: list[T], args: argparse.Namespace) -> list[T]:

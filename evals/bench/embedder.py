@@ -24,6 +24,7 @@ import numpy as np
 from evals.bench.busy import busy_neighbours
 from evals.bench.index import cpu_model
 from evals.loaders import load_questions
+from graphs.cli.index import count_or_zero
 from graphs.indexing.corpus_files import read_corpus
 from graphs.models.minilm import MINILM_VARIANTS, MiniLmEmbedder
 from nodes.embedding import Vectors
@@ -197,7 +198,7 @@ def register_bench(sub: Any) -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument(
         "--busy",
-        type=int,
+        type=count_or_zero,
         default=0,
         help="time the questions beside this many spinning processes (default: 0)",
     )
@@ -230,6 +231,6 @@ def handle(args: argparse.Namespace) -> int:
     )
     if not texts or not queries:
         raise ValueError(f"{args.corpus_file}: no sentences or questions to embed")
-    bench = run_bench(args.variants, texts, queries, args.rounds, max(0, args.busy))
+    bench = run_bench(args.variants, texts, queries, args.rounds, args.busy)
     print("\n".join(report(bench, args.corpus_file.name)))
     return 0

@@ -334,7 +334,11 @@ async def test_every_peer_runs_through_the_one_runner(
 
 
 async def test_offset_and_limit_pick_a_held_out_slice(
-    engine: Engine, database_url: str, questions: Path, tmp_path: Path
+    engine: Engine,
+    database_url: str,
+    questions: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     films_with_graph(engine)
     svc, _, _ = make_services(engine, database_url, anything_rules())
@@ -353,3 +357,4 @@ async def test_offset_and_limit_pick_a_held_out_slice(
     assert outcome.answered == 1 and list(lines_of(run.results)) == [ids[1]]
     with pytest.raises(SystemExit):
         peer_eval(questions, tmp_path / "runs", "--offset", "-1")
+    assert "must be 0 or more, got -1" in capsys.readouterr().err

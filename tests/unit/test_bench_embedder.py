@@ -14,6 +14,7 @@ import pytest
 
 from evals.bench.busy import busy_neighbours
 from evals.bench.embedder import _overlap, questions, report, run_bench, sentences
+from graphs.cli.main import build_parser
 from graphs.models.onnx_export import OnnxModelMissing, find_onnx_model
 
 PASSAGES = [
@@ -117,3 +118,12 @@ def test_busy_neighbours_spin_inside_the_block_and_are_gone_after() -> None:
         assert all(_cpu_seconds(s.pid or 0) > 0.05 for s in spinners)
     assert not any(s.is_alive() for s in spinners)
     assert multiprocessing.active_children() == []
+
+
+def test_a_negative_busy_count_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = build_parser()
+    parsed = parser.parse_args(["bench", "embed", "corpus.json", "--busy", "2"])
+    assert parsed.busy == 2
+    with pytest.raises(SystemExit):
+        parser.parse_args(["bench", "embed", "corpus.json", "--busy", "-1"])
+    assert "must be 0 or more, got -1" in capsys.readouterr().err
