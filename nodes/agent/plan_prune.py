@@ -13,22 +13,12 @@ import re
 from collections.abc import Sequence
 
 from nodes.agent.plan_dag import PLACEHOLDER
+from nodes.agent.plan_references import fold, is_name
 
 #: "Who is X?", "What was the X?": a step asking only what a name is.
 _IDENTITY = re.compile(
     r"^(?:who|what)\s+(?:is|was|are|were)\s+(?:the\s+)?(?P<name>[^#?]+?)\s*\?$", re.I
 )
-#: Words a proper name may hold in lower case ("Haymo of Faversham", "Tomas de Reyd").
-_CONNECTOR_WORDS = "of the de del la le von van der den du di da y and"
-_CONNECTORS = frozenset(_CONNECTOR_WORDS.split(" "))
-
-
-def _is_name(span: str) -> bool:
-    """Whether `span` reads as a proper name: capitalised words, lower-case connectors only."""
-    words = span.split()
-    if not words or not words[0][:1].isupper():
-        return False
-    return all(w[:1].isupper() or w[:1].isdigit() or w in _CONNECTORS for w in words)
 
 
 def identity_name(step: str, question: str) -> str | None:
@@ -37,9 +27,9 @@ def identity_name(step: str, question: str) -> str | None:
     if match is None:
         return None
     name = match["name"].strip()
-    if "'" in name or "’" in name or not _is_name(name):
+    if "'" in name or "’" in name or not is_name(name):
         return None  # "Barry Wesson's team" asks for a fact, not who Barry Wesson is
-    if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", question, re.I) is None:
+    if re.search(rf"(?<!\w){re.escape(fold(name))}(?!\w)", fold(question)) is None:
         return None
     return name
 

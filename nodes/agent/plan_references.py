@@ -163,6 +163,11 @@ def replace_referring(text: str, refs: Sequence[int]) -> str | None:
     return f"{text[:start]}{value}{text[end:]}"
 
 
+def is_name(span: str) -> bool:
+    """Whether `span` is one capitalised run as `_NAME` reads names ("Haymo of Faversham")."""
+    return _NAME.fullmatch(span.strip()) is not None
+
+
 def new_names(text: str, known: Sequence[str]) -> list[str]:
     """Capitalised names in `text` that no `known` text mentions: likely guessed answers."""
     known_words = set(words_of(" ".join(known)))

@@ -18,6 +18,10 @@ def test_a_step_asking_only_who_a_named_person_is_is_an_identity_step() -> None:
     assert identity_name("Who was Haymo of Faversham?", "the era of Haymo of Faversham") == (
         "Haymo of Faversham"
     )
+    # Accents are folded as the plan's other repairs fold them.
+    assert identity_name("What is the Tekezé River?", "the Tekeze River turns into") == (
+        "Tekezé River"
+    )
 
 
 def test_steps_that_ask_for_a_fact_or_a_name_the_question_lacks_stay() -> None:
