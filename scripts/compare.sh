@@ -7,6 +7,8 @@
 #   bash scripts/compare.sh collect METHOD  # pool a finished method into results/, regenerate docs
 #   bash scripts/compare.sh heldout         # the held-out slices (MuSiQue 41-60, HotpotQA 21-40)
 #   bash scripts/compare.sh collect-heldout METHOD
+#   bash scripts/compare.sh 2wiki           # a third dataset: the 20 hand-written 2Wiki questions
+#   bash scripts/compare.sh collect-2wiki METHOD
 #
 # The held-out slices were chosen on by nothing: every method there runs from HELDOUT_COMMIT
 # (GRASP as it stands after issue 31's changes) and is pooled into results/heldout40/. The
@@ -23,6 +25,9 @@ WORKTREE=${COMPARE_WORKTREE:-$ROOT/../grasp-compare-$COMMIT}
 LINES=eval-lines
 HELDOUT_COMMIT=af1d8ec
 HELDOUT_WORKTREE=${HELDOUT_WORKTREE:-$ROOT/../grasp-heldout-$HELDOUT_COMMIT}
+# The 2Wiki check runs GRASP as it stands after the lean plan (identity steps dropped).
+WIKI_COMMIT=${WIKI_COMMIT:-9049b09}
+WIKI_WORKTREE=${WIKI_WORKTREE:-$ROOT/../grasp-2wiki-$WIKI_COMMIT}
 BEFORE=(--set first_search=rewrite --set focus_chars=0 --set evaluator_prompt=full
     --set reader_focus_chars=0)
 
@@ -104,11 +109,39 @@ collect_heldout() {  # METHOD
     grep -ho '"commit": "[^"]*"' "results/heldout40/$name.summary.json" | sort | uniq -c
 }
 
+# evals/data/2wiki_handwritten.json: 20 questions written by hand over HippoRAG's 2Wiki passage
+# pool (issue 34), on which no setting of any method was chosen.
+wiki() {
+    if [ ! -d "$WIKI_WORKTREE" ]; then
+        git worktree add --detach "$WIKI_WORKTREE" "$WIKI_COMMIT"
+        ln -s "$ROOT/.venv" "$WIKI_WORKTREE/.venv"
+        mkdir -p "$WIKI_WORKTREE/runs" && ln -s "$ROOT/$LINES" "$WIKI_WORKTREE/runs/eval"
+    fi
+    (cd "$WIKI_WORKTREE" && PYTHONPATH="$WIKI_WORKTREE" .venv/bin/grasp index \
+        ../shared/data/2wikimultihopqa_corpus.json --corpus 2wiki --extractor spacy)
+    for method in grasp proprag dense ircot; do
+        echo "== $method on 2wiki, $(date +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
+        (cd "$WIKI_WORKTREE" && GRASP_LLM_CACHE=0 PYTHONPATH="$WIKI_WORKTREE" .venv/bin/grasp \
+            eval evals/data/2wiki_handwritten.json --corpus 2wiki --method "$method" \
+            --no-judge --p-samples 5 --name "$method")
+    done
+}
+
+collect_wiki() {  # METHOD
+    mkdir -p results/2wiki
+    cp "$LINES/2wiki/$1.summary.json" results/2wiki/
+    .venv/bin/grasp eval-report results --markdown docs/results.md >/dev/null
+    grep -ho '"commit": "[^"]*"' "results/2wiki/$1.summary.json" | sort | uniq -c
+}
+
 case "${1:-}" in
     run) run ;;
     collect) collect "${2:?collect needs a method name}" ;;
     heldout) heldout ;;
     collect-heldout) collect_heldout "${2:?collect-heldout needs a method name}" ;;
-    *) echo "usage: bash scripts/compare.sh run | collect METHOD | heldout | collect-heldout METHOD" >&2
+    2wiki) wiki ;;
+    collect-2wiki) collect_wiki "${2:?collect-2wiki needs a method name}" ;;
+    *) echo "usage: bash scripts/compare.sh run | collect METHOD | heldout | collect-heldout METHOD |" \
+            "2wiki | collect-2wiki METHOD" >&2
        exit 2 ;;
 esac
