@@ -119,7 +119,7 @@ wiki() {
     fi
     (cd "$WIKI_WORKTREE" && PYTHONPATH="$WIKI_WORKTREE" .venv/bin/grasp index \
         ../shared/data/2wikimultihopqa_corpus.json --corpus 2wiki --extractor spacy)
-    for method in grasp proprag dense ircot; do
+    for method in grasp proprag dense ircot self-ask sa-rag-cot; do
         echo "== $method on 2wiki, $(date +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
         (cd "$WIKI_WORKTREE" && GRASP_LLM_CACHE=0 PYTHONPATH="$WIKI_WORKTREE" .venv/bin/grasp \
             eval evals/data/2wiki_handwritten.json --corpus 2wiki --method "$method" \
