@@ -9,6 +9,8 @@
 #   bash scripts/compare.sh collect-heldout METHOD
 #   bash scripts/compare.sh 2wiki           # a third dataset: the 20 hand-written 2Wiki questions
 #   bash scripts/compare.sh collect-2wiki METHOD
+#   bash scripts/compare.sh next            # the next unseen slices (MuSiQue 61-80, HotpotQA 41-60)
+#   bash scripts/compare.sh collect-next METHOD
 #
 # The held-out slices were chosen on by nothing: every method there runs from HELDOUT_COMMIT
 # (GRASP as it stands after issue 31's changes) and is pooled into results/heldout40/. The
@@ -134,6 +136,30 @@ collect_wiki() {  # METHOD
     grep -ho '"commit": "[^"]*"' "results/2wiki/$1.summary.json" | sort | uniq -c
 }
 
+# A second held-out pair of slices, run after the lean plan from the same worktree as the 2Wiki
+# check: does GRASP trail the PropRAG reader on unseen HotpotQA questions, or was 8 against 10
+# of 20 noise?
+next_slices() {
+    for method in grasp proprag; do
+        for pair in musique_train:60 hotpotqa_train:40; do
+            local set=${pair%%:*} offset=${pair##*:}
+            echo "== next-$method on $set after $offset, $(date +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
+            (cd "$WIKI_WORKTREE" && GRASP_LLM_CACHE=0 PYTHONPATH="$WIKI_WORKTREE" .venv/bin/grasp \
+                eval "../shared/data/$set.json" --corpus "$set" --method "$method" \
+                --offset "$offset" --limit 20 --no-judge --p-samples 5 --name "next-$method")
+        done
+    done
+}
+
+collect_next() {  # METHOD
+    local name=next-$1
+    mkdir -p results/next40
+    .venv/bin/python -m evals.pooled --out "results/next40/$name.summary.json" \
+        "$LINES/musique_train/$name.jsonl" "$LINES/hotpotqa_train/$name.jsonl"
+    .venv/bin/grasp eval-report results --markdown docs/results.md >/dev/null
+    grep -ho '"commit": "[^"]*"' "results/next40/$name.summary.json" | sort | uniq -c
+}
+
 case "${1:-}" in
     run) run ;;
     collect) collect "${2:?collect needs a method name}" ;;
@@ -141,7 +167,9 @@ case "${1:-}" in
     collect-heldout) collect_heldout "${2:?collect-heldout needs a method name}" ;;
     2wiki) wiki ;;
     collect-2wiki) collect_wiki "${2:?collect-2wiki needs a method name}" ;;
+    next) next_slices ;;
+    collect-next) collect_next "${2:?collect-next needs a method name}" ;;
     *) echo "usage: bash scripts/compare.sh run | collect METHOD | heldout | collect-heldout METHOD |" \
-            "2wiki | collect-2wiki METHOD" >&2
+            "2wiki | collect-2wiki METHOD | next | collect-next METHOD" >&2
        exit 2 ;;
 esac
