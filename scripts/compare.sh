@@ -33,12 +33,16 @@ WIKI_WORKTREE=${WIKI_WORKTREE:-$ROOT/../grasp-2wiki-$WIKI_COMMIT}
 BEFORE=(--set first_search=rewrite --set focus_chars=0 --set evaluator_prompt=full
     --set reader_focus_chars=0)
 
-prepare() {
-    if [ ! -d "$WORKTREE" ]; then
-        git worktree add --detach "$WORKTREE" "$COMMIT"
-        ln -s "$ROOT/.venv" "$WORKTREE/.venv"
-        mkdir -p "$WORKTREE/runs" && ln -s "$ROOT/$LINES" "$WORKTREE/runs/eval"
+worktree() {  # DIR COMMIT: a worktree of COMMIT whose runs/eval links to eval-lines/ here
+    if [ ! -d "$1" ]; then
+        git worktree add --detach "$1" "$2"
+        ln -s "$ROOT/.venv" "$1/.venv"
+        mkdir -p "$1/runs" && ln -s "$ROOT/$LINES" "$1/runs/eval"
     fi
+}
+
+prepare() {
+    worktree "$WORKTREE" "$COMMIT"
     for set in musique_train hotpotqa_train; do
         # Indexed by COMMIT's code too; a re-run of an unchanged file costs nothing.
         (cd "$WORKTREE" && PYTHONPATH="$WORKTREE" .venv/bin/grasp index \
@@ -102,23 +106,18 @@ heldout() {
     done
 }
 
-collect_heldout() {  # METHOD
-    local name=heldout-$1
-    mkdir -p results/heldout40
-    .venv/bin/python -m evals.pooled --out "results/heldout40/$name.summary.json" \
-        "$LINES/musique_train/$name.jsonl" "$LINES/hotpotqa_train/$name.jsonl"
+pool_slices() {  # FOLDER NAME: a run's two slices pooled into results/FOLDER/
+    mkdir -p "results/$1"
+    .venv/bin/python -m evals.pooled --out "results/$1/$2.summary.json" \
+        "$LINES/musique_train/$2.jsonl" "$LINES/hotpotqa_train/$2.jsonl"
     .venv/bin/grasp eval-report results --markdown docs/results.md >/dev/null
-    grep -ho '"commit": "[^"]*"' "results/heldout40/$name.summary.json" | sort | uniq -c
+    grep -ho '"commit": "[^"]*"' "results/$1/$2.summary.json" | sort | uniq -c
 }
 
 # evals/data/2wiki_handwritten.json: 20 questions written by hand over HippoRAG's 2Wiki passage
 # pool (issue 34), on which no setting of any method was chosen.
 wiki() {
-    if [ ! -d "$WIKI_WORKTREE" ]; then
-        git worktree add --detach "$WIKI_WORKTREE" "$WIKI_COMMIT"
-        ln -s "$ROOT/.venv" "$WIKI_WORKTREE/.venv"
-        mkdir -p "$WIKI_WORKTREE/runs" && ln -s "$ROOT/$LINES" "$WIKI_WORKTREE/runs/eval"
-    fi
+    worktree "$WIKI_WORKTREE" "$WIKI_COMMIT"
     (cd "$WIKI_WORKTREE" && PYTHONPATH="$WIKI_WORKTREE" .venv/bin/grasp index \
         ../shared/data/2wikimultihopqa_corpus.json --corpus 2wiki --extractor spacy)
     for method in grasp proprag dense ircot self-ask sa-rag-cot; do
@@ -140,6 +139,7 @@ collect_wiki() {  # METHOD
 # check: does GRASP trail the PropRAG reader on unseen HotpotQA questions, or was 8 against 10
 # of 20 noise?
 next_slices() {
+    WORKTREE=$WIKI_WORKTREE COMMIT=$WIKI_COMMIT prepare
     for method in grasp proprag; do
         for pair in musique_train:60 hotpotqa_train:40; do
             local set=${pair%%:*} offset=${pair##*:}
@@ -151,24 +151,15 @@ next_slices() {
     done
 }
 
-collect_next() {  # METHOD
-    local name=next-$1
-    mkdir -p results/next40
-    .venv/bin/python -m evals.pooled --out "results/next40/$name.summary.json" \
-        "$LINES/musique_train/$name.jsonl" "$LINES/hotpotqa_train/$name.jsonl"
-    .venv/bin/grasp eval-report results --markdown docs/results.md >/dev/null
-    grep -ho '"commit": "[^"]*"' "results/next40/$name.summary.json" | sort | uniq -c
-}
-
 case "${1:-}" in
     run) run ;;
     collect) collect "${2:?collect needs a method name}" ;;
     heldout) heldout ;;
-    collect-heldout) collect_heldout "${2:?collect-heldout needs a method name}" ;;
+    collect-heldout) pool_slices heldout40 "heldout-${2:?collect-heldout needs a method name}" ;;
     2wiki) wiki ;;
     collect-2wiki) collect_wiki "${2:?collect-2wiki needs a method name}" ;;
     next) next_slices ;;
-    collect-next) collect_next "${2:?collect-next needs a method name}" ;;
+    collect-next) pool_slices next40 "next-${2:?collect-next needs a method name}" ;;
     *) echo "usage: bash scripts/compare.sh run | collect METHOD | heldout | collect-heldout METHOD |" \
             "2wiki | collect-2wiki METHOD | next | collect-next METHOD" >&2
        exit 2 ;;
