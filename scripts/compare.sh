@@ -50,13 +50,31 @@ prepare() {
     done
 }
 
+eval_in() {  # DIR QUESTIONS CORPUS NAME METHOD [grasp eval options]: one uncached eval run
+    local dir=$1 questions=$2 corpus=$3 name=$4 method=$5
+    shift 5
+    echo "== $name on $corpus $*, $(date +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
+    (cd "$dir" && GRASP_LLM_CACHE=0 PYTHONPATH="$dir" .venv/bin/grasp eval "$questions" \
+        --corpus "$corpus" --method "$method" --no-judge --p-samples 5 --name "$name" "$@")
+}
+
 one() {  # SET LIMIT NAME METHOD [--set ...]
     local set=$1 limit=$2 name=$3 method=$4
     shift 4
-    echo "== $name on $set, $(date +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
-    (cd "$WORKTREE" && GRASP_LLM_CACHE=0 PYTHONPATH="$WORKTREE" .venv/bin/grasp eval \
-        "../shared/data/$set.json" --corpus "$set" --method "$method" --limit "$limit" \
-        --no-judge --p-samples 5 --name "$name" "$@")
+    eval_in "$WORKTREE" "../shared/data/$set.json" "$set" "$name" "$method" --limit "$limit" "$@"
+}
+
+slices() {  # DIR PREFIX MUSIQUE_OFFSET HOTPOTQA_OFFSET METHOD: 20 questions of each set
+    local set offset
+    for pair in "musique_train:$3" "hotpotqa_train:$4"; do
+        set=${pair%%:*} offset=${pair##*:}
+        eval_in "$1" "../shared/data/$set.json" "$set" "$2-$5" "$5" --offset "$offset" --limit 20
+    done
+}
+
+report() {  # FILE...: regenerate docs/results.md, and say which commits the summaries record
+    .venv/bin/grasp eval-report results --markdown docs/results.md >/dev/null
+    grep -ho '"commit": "[^"]*"' "$@" | sort | uniq -c
 }
 
 both() {  # NAME METHOD [--set ...]
@@ -86,23 +104,13 @@ collect() {  # METHOD
         cp "$LINES/hotpotqa_train/$name.summary.json" "results/hotpotqa_train/"
     fi
     cp "$LINES/musique_train/$name.summary.json" "results/musique_train/"
-    .venv/bin/grasp eval-report results --markdown docs/results.md >/dev/null
-    grep -ho '"commit": "[^"]*"' results/*/"$name.summary.json" | sort | uniq -c
-}
-
-heldout_one() {  # SET OFFSET METHOD
-    local set=$1 offset=$2 method=$3
-    echo "== heldout-$method on $set after $offset, $(date +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
-    (cd "$HELDOUT_WORKTREE" && GRASP_LLM_CACHE=0 PYTHONPATH="$HELDOUT_WORKTREE" .venv/bin/grasp \
-        eval "../shared/data/$set.json" --corpus "$set" --method "$method" --offset "$offset" \
-        --limit 20 --no-judge --p-samples 5 --name "heldout-$method")
+    report results/*/"$name.summary.json"
 }
 
 heldout() {
     WORKTREE=$HELDOUT_WORKTREE COMMIT=$HELDOUT_COMMIT prepare
     for method in grasp proprag dense ircot; do
-        heldout_one musique_train 40 "$method"
-        heldout_one hotpotqa_train 20 "$method"
+        slices "$HELDOUT_WORKTREE" heldout 40 20 "$method"
     done
 }
 
@@ -110,8 +118,7 @@ pool_slices() {  # FOLDER NAME: a run's two slices pooled into results/FOLDER/
     mkdir -p "results/$1"
     .venv/bin/python -m evals.pooled --out "results/$1/$2.summary.json" \
         "$LINES/musique_train/$2.jsonl" "$LINES/hotpotqa_train/$2.jsonl"
-    .venv/bin/grasp eval-report results --markdown docs/results.md >/dev/null
-    grep -ho '"commit": "[^"]*"' "results/$1/$2.summary.json" | sort | uniq -c
+    report "results/$1/$2.summary.json"
 }
 
 # evals/data/2wiki_handwritten.json: 20 questions written by hand over HippoRAG's 2Wiki passage
@@ -121,18 +128,14 @@ wiki() {
     (cd "$WIKI_WORKTREE" && PYTHONPATH="$WIKI_WORKTREE" .venv/bin/grasp index \
         ../shared/data/2wikimultihopqa_corpus.json --corpus 2wiki --extractor spacy)
     for method in grasp proprag dense ircot self-ask sa-rag-cot; do
-        echo "== $method on 2wiki, $(date +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
-        (cd "$WIKI_WORKTREE" && GRASP_LLM_CACHE=0 PYTHONPATH="$WIKI_WORKTREE" .venv/bin/grasp \
-            eval evals/data/2wiki_handwritten.json --corpus 2wiki --method "$method" \
-            --no-judge --p-samples 5 --name "$method")
+        eval_in "$WIKI_WORKTREE" evals/data/2wiki_handwritten.json 2wiki "$method" "$method"
     done
 }
 
 collect_wiki() {  # METHOD
     mkdir -p results/2wiki
     cp "$LINES/2wiki/$1.summary.json" results/2wiki/
-    .venv/bin/grasp eval-report results --markdown docs/results.md >/dev/null
-    grep -ho '"commit": "[^"]*"' "results/2wiki/$1.summary.json" | sort | uniq -c
+    report "results/2wiki/$1.summary.json"
 }
 
 # A second held-out pair of slices, run after the lean plan from the same worktree as the 2Wiki
@@ -141,13 +144,7 @@ collect_wiki() {  # METHOD
 next_slices() {
     WORKTREE=$WIKI_WORKTREE COMMIT=$WIKI_COMMIT prepare
     for method in grasp proprag; do
-        for pair in musique_train:60 hotpotqa_train:40; do
-            local set=${pair%%:*} offset=${pair##*:}
-            echo "== next-$method on $set after $offset, $(date +%T), load $(cut -d' ' -f1-3 /proc/loadavg)"
-            (cd "$WIKI_WORKTREE" && GRASP_LLM_CACHE=0 PYTHONPATH="$WIKI_WORKTREE" .venv/bin/grasp \
-                eval "../shared/data/$set.json" --corpus "$set" --method "$method" \
-                --offset "$offset" --limit 20 --no-judge --p-samples 5 --name "next-$method")
-        done
+        slices "$WIKI_WORKTREE" next 60 40 "$method"
     done
 }
 
