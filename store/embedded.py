@@ -61,15 +61,27 @@ MAX_WAL_SIZE = "4GB"
 CHECKPOINT_TIMEOUT = "15min"
 
 
+#: The largest buffer pool set: a quarter of a 32 GB machine. At 2 GB a 600k-proposition corpus
+#: (4.2 GB) did not fit, and the GRASP step's warm p50 read 20.5 ms against 15.8 ms in a 6 GB pool
+#: (docs/scale.md); beyond a few million propositions the plan there takes over.
+MAX_SHARED_BUFFERS = 8192 * _MB
+#: Where a container's memory limit is read (cgroup v2, then v1): the machine's memory is not the
+#: process's when a limit is set, and a pool sized from the host's could be killed by it.
+CGROUP_MEMORY_LIMITS = (
+    Path("/sys/fs/cgroup/memory.max"),
+    Path("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+)
+
+
 def server_settings(memory_bytes: int) -> dict[str, str]:
     """Settings for this machine's memory and for bulk loads.
 
     PostgreSQL's default shared_buffers (128 MB) is below the ≈240 MB of tables and HNSW indexes
     of a 60k-proposition corpus, so every search re-reads pages from the OS cache: a quarter of
-    the memory, between 128 MB and 2 GB, keeps them (shared memory is only taken as it is used).
-    Checkpoints are spaced for loads (`MAX_WAL_SIZE`).
+    the memory (PostgreSQL's own rule of thumb), between 128 MB and `MAX_SHARED_BUFFERS`, keeps
+    them (shared memory is only taken as it is used). Checkpoints are spaced for loads.
     """
-    shared = min(max(memory_bytes // 4, 128 * _MB), 2048 * _MB)
+    shared = min(max(memory_bytes // 4, 128 * _MB), MAX_SHARED_BUFFERS)
     return {
         "shared_buffers": f"{shared // _MB}MB",
         "effective_cache_size": f"{max(memory_bytes // 2, shared) // _MB}MB",
@@ -102,9 +114,23 @@ def write_server_settings(data_dir: Path, memory_bytes: int | None = None) -> bo
 
 def _memory_bytes() -> int:
     try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):  # not reported: the default's size
         return 512 * _MB
+    limit = cgroup_memory_limit()
+    return physical if limit is None else min(physical, limit)
+
+
+def cgroup_memory_limit(paths: tuple[Path, ...] = CGROUP_MEMORY_LIMITS) -> int | None:
+    """The memory limit of this process's cgroup in bytes, or None where none is set or readable."""
+    for path in paths:
+        try:
+            raw = path.read_text().strip()
+        except OSError:
+            continue
+        # v2 writes "max" for no limit; v1 writes a huge number, which the caller's min() absorbs.
+        return int(raw) if raw.isdigit() else None
+    return None
 
 
 def _same_owner(path: Path, like: Path) -> None:

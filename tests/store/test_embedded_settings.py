@@ -19,6 +19,7 @@ from store.embedded import (
     HANDLE_FILE,
     INCLUDE_LINE,
     SETTINGS_FILE,
+    cgroup_memory_limit,
     restart_embedded_server,
     server_settings,
     start_embedded_server,
@@ -32,11 +33,23 @@ GB = 1024**3
 def test_shared_buffers_take_a_quarter_of_memory_within_bounds() -> None:
     assert server_settings(8 * GB)["shared_buffers"] == "2048MB"
     assert server_settings(4 * GB)["shared_buffers"] == "1024MB"
-    assert server_settings(64 * GB)["shared_buffers"] == "2048MB"  # capped
+    assert server_settings(24 * GB)["shared_buffers"] == "6144MB"  # holds a 600k-unit corpus
+    assert server_settings(64 * GB)["shared_buffers"] == "8192MB"  # capped
     assert server_settings(GB // 4)["shared_buffers"] == "128MB"  # never below the default
     assert server_settings(4 * GB)["effective_cache_size"] == "2048MB"
     # Checkpoints spaced for bulk loads, whatever the memory.
     assert server_settings(GB)["max_wal_size"] == server_settings(64 * GB)["max_wal_size"] == "4GB"
+
+
+def test_a_containers_memory_limit_is_read_from_its_cgroup(tmp_path: Path) -> None:
+    v2, v1 = tmp_path / "memory.max", tmp_path / "memory.limit_in_bytes"
+    assert cgroup_memory_limit((v2, v1)) is None  # neither file: no limit known
+    v1.write_text("9223372036854771712\n")  # v1 without a limit: a huge number
+    assert cgroup_memory_limit((v2, v1)) == 9223372036854771712
+    v2.write_text("max\n")  # v2 is read first, and "max" means no limit
+    assert cgroup_memory_limit((v2, v1)) is None
+    v2.write_text(f"{4 * GB}\n")
+    assert cgroup_memory_limit((v2, v1)) == 4 * GB
 
 
 def test_settings_file_and_include_are_written_once(tmp_path: Path) -> None:
