@@ -33,7 +33,7 @@ BM25_B = 0.75
 # Each lexeme's idf is worked out once, beside its df, rather than on every posting, and avgdl is
 # one value for the statement: the same float8s in the same products, so the scores are
 # bit-identical, and on the 600k-unit bench corpus (lists of ≈10,000 postings) the statement's
-# p50 fell from 4.1 to 3.7 ms (docs/scale.md).
+# p50 fell from 4.0 to 3.5 ms (docs/scale.md).
 _BM25_CTES = """
 query AS (
     SELECT lexeme FROM unnest(tsvector_to_array(to_tsvector('{config}', :keywords))) AS lexeme
