@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Integer, PrimaryKeyConstraint, Text
+from sqlalchemy import BigInteger, Index, Integer, PrimaryKeyConstraint, Text
+from sqlalchemy import text as sql_text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from store.models import Base
@@ -23,6 +24,11 @@ from store.models import Base
 # are separate sequences, and each table's statistics describe one kind of document.
 #: Collation of the lexeme column: bytewise comparisons, the cheapest, and equality is the same.
 LEXEME_COLLATION = "C"
+#: A unit lexeme's postings best term weight first (more occurrences, then fewer lexemes: BM25's
+#: weight of a word in a unit, for any avgdl, when tf is equal), so the GRASP step reads a long
+#: list's best postings and stops (store/bm25.py). Passages keep the key alone: only the BM25
+#: baseline scores them, exactly.
+UNIT_IMPACT_INDEX = "ix_proposition_postings_impact"
 
 
 class PropositionPosting(Base):
@@ -36,6 +42,14 @@ class PropositionPosting(Base):
             "proposition_id",
             name="pk_proposition_postings",
             postgresql_include=["tf", "n_lexemes"],
+        ),
+        Index(
+            UNIT_IMPACT_INDEX,
+            "corpus_id",
+            "lexeme",
+            sql_text("tf DESC"),
+            "n_lexemes",
+            "proposition_id",
         ),
     )
 

@@ -16,7 +16,7 @@ import numpy.typing as npt
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from store.bm25 import PROPOSITION_CTES
+from store.bm25 import POSTINGS_CAP, PROPOSITION_CTES
 from store.driver_rows import fetch_rows, id_list
 from store.scoring import EntityLink
 
@@ -115,6 +115,7 @@ def hybrid_candidates(
             "corpus": corpus,
             "k": k,
             "exclude": id_list(exclude),
+            "cap": POSTINGS_CAP,
         },
     )
     return HybridCandidates(

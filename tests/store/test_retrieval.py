@@ -210,6 +210,20 @@ def test_bm25_ranks_the_rarer_keyword_first(engine: Engine, graph: Graph) -> Non
         assert bm25_propositions(session, graph.corpus, "state-of-the-art O'Brien a\\b", 10) == {}
 
 
+def test_bm25_reads_each_words_best_postings_up_to_the_cap(engine: Engine, graph: Graph) -> None:
+    with transaction(engine) as session:
+        copper = bm25_propositions(session, graph.corpus, "copper", 10, cap=1)
+        talmora = bm25_propositions(session, graph.corpus, "Talmora", 10, cap=2)
+        both = bm25_propositions(session, graph.corpus, "copper Talmora", 10, cap=1)
+    # copper: p4 (tf 2) weighs more than p5 (tf 1), so the one posting read is p4's, scored exactly
+    # (df still counts both postings)
+    assert graph.props(copper) == pytest.approx({4: 1.318165})
+    # Talmora: p1, p3 and p6 weigh the same (tf 1, dl 3), so the lower ids come first
+    assert graph.props(talmora) == pytest.approx({1: 0.708400, 3: 0.708400})
+    # the cap is per word: copper's best posting and Talmora's
+    assert graph.props(both) == pytest.approx({4: 1.318165, 1: 0.708400})
+
+
 def test_bm25_exclusion_keeps_document_frequencies(engine: Engine, graph: Graph) -> None:
     with transaction(engine) as session:
         scores = bm25_propositions(session, graph.corpus, "Talmora", 10, exclude=[graph.prop[1]])
