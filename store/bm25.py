@@ -62,7 +62,6 @@ lexical AS (
                AS score
     FROM weights w
     {postings_read}
-    WHERE NOT (p.{row} = ANY(:exclude))
     GROUP BY p.{row}
     ORDER BY score DESC, p.{row}
     LIMIT :k
@@ -70,16 +69,18 @@ lexical AS (
 
 
 #: Every posting of each query word: exact BM25 (the passages, for the BM25 baseline).
-_EVERY_POSTING = "JOIN {postings} AS p ON p.corpus_id = :corpus AND p.lexeme = w.lexeme"
-#: Each query word's `:cap` best postings by term weight, read in that order from the impact
-#: index (store/posting_models.py). Exact while no word has more postings than the cap (on the
-#: real corpora measured, the longest list was 682 units in MuSiQue and 5,073 in 2Wiki); past it a
-#: long list contributes its best-weighted units only, so the cost of a word stops growing with
-#: the corpus. On the 600k-unit bench the step's p50 fell from 15.6 to 11.0 ms with a cap of
-#: 1,000, and the BM25 top 50 was the exact one for all 220 queries (docs/scale.md).
+_EVERY_POSTING = """JOIN {postings} AS p
+        ON p.corpus_id = :corpus AND p.lexeme = w.lexeme AND NOT (p.{row} = ANY(:exclude))"""
+#: Each query word's `:cap` best unvisited postings by term weight, read in that order from the
+#: impact index (store/posting_models.py). Exact while no word has more postings than the cap (on
+#: the real corpora measured, the longest list was 682 units in MuSiQue and 5,073 in 2Wiki);
+#: past it a long list contributes its best-weighted units only, so the cost of a word stops
+#: growing with the corpus. The bench's 600k step p50 fell from 16.3–16.7 to 13.8–14.7 ms, and
+#: its BM25 top 50 was the exact one for all 220 queries; 2Wiki's recall did not change
+#: (docs/scale.md).
 _BEST_POSTINGS = """CROSS JOIN LATERAL (
         SELECT d.{row}, d.tf, d.n_lexemes FROM {postings} AS d
-        WHERE d.corpus_id = :corpus AND d.lexeme = w.lexeme
+        WHERE d.corpus_id = :corpus AND d.lexeme = w.lexeme AND NOT (d.{row} = ANY(:exclude))
         ORDER BY d.tf DESC, d.n_lexemes, d.{row}
         LIMIT :cap
     ) AS p"""

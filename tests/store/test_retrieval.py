@@ -222,6 +222,12 @@ def test_bm25_reads_each_words_best_postings_up_to_the_cap(engine: Engine, graph
     assert graph.props(talmora) == pytest.approx({1: 0.708400, 3: 0.708400})
     # the cap is per word: copper's best posting and Talmora's
     assert graph.props(both) == pytest.approx({4: 1.318165, 1: 0.708400})
+    # visited units do not use up the cap: the next best postings take their place
+    with transaction(engine) as session:
+        unvisited = bm25_propositions(
+            session, graph.corpus, "Talmora", 10, exclude=[graph.prop[1]], cap=2
+        )
+    assert graph.props(unvisited) == pytest.approx({3: 0.708400, 6: 0.708400})
 
 
 def test_bm25_exclusion_keeps_document_frequencies(engine: Engine, graph: Graph) -> None:
