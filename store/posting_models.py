@@ -10,8 +10,11 @@ from store.models import Base
 
 # BM25's postings: one row per (retrieval unit or passage, distinct lexeme of its stored `tsv`),
 # with the lexeme's occurrence count and the row's distinct-lexeme length copied in, so a query
-# scores a lexeme's rows from the primary key alone (an index-only scan, no join, no tsvector
-# parsed). They are written and removed in the same transactions as their rows, from the stored
+# scores a lexeme's rows from one index alone (an index-only scan, no join, no tsvector parsed):
+# a passage's from the primary key, a unit's from `UNIT_IMPACT_INDEX` below. The unit key still
+# carries the INCLUDE columns it scored from before that index; only the df count and the
+# deletions read it now, and narrowing it would mean a migration that rebuilds the key of every
+# store. They are written and removed in the same transactions as their rows, from the stored
 # `tsv` itself (store/postings.py, called by the writes and the deletion); `grasp corpus check`
 # compares them with a recount. There is no foreign key, to the row or to the corpus: a cascade
 # from the row would need a second index on the row id (more upkeep on every bulk write), and the
