@@ -66,6 +66,24 @@ def dense_propositions(
     return {int(r[0]): float(r[1]) for r in rows}
 
 
+NO_INDEX_SCANS = (
+    text("SET LOCAL enable_indexscan = off"),
+    text("SET LOCAL enable_bitmapscan = off"),
+)
+
+
+def exact_dense_propositions(
+    session: Session, corpus: int, query: FloatVector, k: int
+) -> dict[int, float]:
+    """Top-k propositions by cosine from a full scan: what an HNSW search is measured against.
+
+    The index scans stay off for the rest of the session's transaction, so give it one of its own.
+    """
+    for setting in NO_INDEX_SCANS:
+        session.execute(setting)
+    return dense_propositions(session, corpus, query, k)
+
+
 # Dense top-k and BM25 top-k in one statement (one round trip, one vector parse): the cosine of
 # every candidate, the BM25 score of the lexical ones (NULL for the dense-only ones), and each
 # candidate's text and passage, which the entity scoring shows and the hits are grouped by.

@@ -9,6 +9,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from evals.bench.ann_recall import RECALL_K, RECALL_QUERIES, ann_recall
 from evals.bench.methods import BENCH_METHODS, COLD_QUERIES, TOP_ENTITIES, WARM_UP, time_methods
 from evals.bench.names import bench_corpus
 from evals.bench.report import (
@@ -147,6 +148,8 @@ def _scale_curve(
         )
         cold = cold_start(size_engine, settings, corpus, queries) if args.cold else None
         totals = time_methods(["grasp"], size_engine, corpus, queries, HashingEmbedder().embed)
+        timed = [vector for vector, _ in queries[WARM_UP : WARM_UP + RECALL_QUERIES]]
+        recall = ann_recall(size_engine, corpus, timed)
         size_engine.dispose()
         stages = totals["grasp"]
         warm = stages["total"]
@@ -155,7 +158,7 @@ def _scale_curve(
         rows.append(
             f"{size:>12,}{medians[-1]:>8.1f}{percentile(warm, 0.95):>8.1f}"
             f"{statistics.median(stages['search_entities']):>10.1f}"
-            f"{statistics.median(stages['vote_passages']):>8.1f}{cold_cell}  {built}"
+            f"{statistics.median(stages['vote_passages']):>8.1f}{recall:>10.3f}{cold_cell}  {built}"
         )
     cold_head = f"{'cold p50':>10}" if args.cold else ""
     print_lines(
@@ -164,9 +167,12 @@ def _scale_curve(
             f"{RANDOM_EMBEDDER if embedder is None else embedder.name}, {args.queries} queries "
             f"timed after {WARM_UP} warm-up per size, each size alone in its own database"
             + "; search (hybrid search + entity scores) and vote (RankVote): its halves' p50"
+            + f"; ANN R@{RECALL_K}: the dense half's HNSW top-{RECALL_K} against an exact scan's, "
+            + f"first {RECALL_QUERIES} timed queries"
             + (f"; cold: first {COLD_QUERIES} after a server restart" if args.cold else ""),
             *context_lines(engine),
-            f"{'propositions':>12}{'p50':>8}{'p95':>8}{'search':>10}{'vote':>8}{cold_head}  build",
+            f"{'propositions':>12}{'p50':>8}{'p95':>8}{'search':>10}{'vote':>8}"
+            f"{'ANN R@' + str(RECALL_K):>10}{cold_head}  build",
             *rows,
             *growth_lines(args.scale, medians),
         ]

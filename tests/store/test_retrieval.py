@@ -40,6 +40,7 @@ from store.passage_writes import add_passages
 from store.retrieval import (
     DENSE_PROPOSITIONS,
     dense_propositions,
+    exact_dense_propositions,
     hybrid_candidates,
     proposition_texts,
     vector_literal,
@@ -187,6 +188,24 @@ def test_dense_search_uses_hnsw_and_skips_excluded(engine: Engine, graph: Graph)
     assert graph.props(top3) == pytest.approx({1: 0.9, 2: 0.8, 5: 0.6}, abs=1e-5)
     # visited p1, p2 never come back; the other four do, nearest first
     assert list(graph.props(rest)) == [5, 3, 4, 6]
+
+
+def test_the_exact_dense_search_scans_and_its_settings_end_with_its_transaction(
+    engine: Engine, graph: Graph
+) -> None:
+    explain = text("EXPLAIN " + DENSE_PROPOSITIONS.text)
+    params = {"q": vector_literal(Q), "corpus": graph.corpus, "k": 3, "exclude": []}
+    with transaction(engine) as session:
+        top3 = exact_dense_propositions(session, graph.corpus, Q, 3)
+        plan = "\n".join(session.execute(explain, params).scalars())
+    assert graph.props(top3) == pytest.approx({1: 0.9, 2: 0.8, 5: 0.6}, abs=1e-5)
+    assert "ix_propositions_embedding_hnsw" not in plan
+    with transaction(engine) as session:  # the next transaction may use the index again
+        session.execute(text("SET LOCAL enable_seqscan = off"))
+        session.execute(text("SET LOCAL enable_sort = off"))
+        assert "ix_propositions_embedding_hnsw" in "\n".join(
+            session.execute(explain, params).scalars()
+        )
 
 
 def test_bm25_ranks_the_rarer_keyword_first(engine: Engine, graph: Graph) -> None:
