@@ -2,7 +2,7 @@
 
 A latency curve alone can flatter an approximate index: at a fixed `hnsw.ef_search` the graph
 walk stays about as long while the corpus grows, and finds less of the true top-k. The scale curve
-therefore prints, per size, the overlap of the step's dense top-10 (HNSW, the engine's settings)
+therefore prints, per size, the overlap of an HNSW top-10 over the units (the engine's settings)
 with the exact top-10 from a full scan, over the first timed queries.
 """
 

@@ -167,8 +167,8 @@ def _scale_curve(
             f"{RANDOM_EMBEDDER if embedder is None else embedder.name}, {args.queries} queries "
             f"timed after {WARM_UP} warm-up per size, each size alone in its own database"
             + "; search (hybrid search + entity scores) and vote (RankVote): its halves' p50"
-            + f"; ANN R@{RECALL_K}: the dense half's HNSW top-{RECALL_K} against an exact scan's, "
-            + f"first {RECALL_QUERIES} timed queries"
+            + f"; ANN R@{RECALL_K}: the units' HNSW top-{RECALL_K} (the step's search settings)"
+            + f" against an exact scan's, first {RECALL_QUERIES} timed queries"
             + (f"; cold: first {COLD_QUERIES} after a server restart" if args.cold else ""),
             *context_lines(engine),
             f"{'propositions':>12}{'p50':>8}{'p95':>8}{'search':>10}{'vote':>8}"
