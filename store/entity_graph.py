@@ -14,7 +14,7 @@ from sqlalchemy import Engine, TextClause, bindparam, text
 
 from store.engine import transaction
 from store.graph_writes import FloatVector
-from store.models import EMBEDDING_DIM
+from store.models import EMBEDDING_DIM, UNIT_ANN_DISTANCE
 from store.retrieval import search_deeply
 from store.vector_bytes import vector_from_bytes
 
@@ -90,16 +90,20 @@ def load_graph_edges(engine: Engine, corpus_id: int) -> GraphEdges:
 
 
 # The HNSW scan may return rows slightly out of order (iterative scan, relaxed order): re-sort.
-TOP_PROPOSITIONS = _with_query("""
+TOP_PROPOSITIONS = _with_query(
+    """
 WITH hits AS MATERIALIZED (
     SELECT id, passage_id, 1 - (embedding <=> :q) AS cos
     FROM propositions
     WHERE corpus_id = :corpus
-    ORDER BY embedding <=> :q
+    ORDER BY """
+    + UNIT_ANN_DISTANCE
+    + """
     LIMIT :k
 )
 SELECT id, passage_id, cos FROM hits ORDER BY cos DESC, id
-""")
+"""
+)
 
 
 def top_propositions(

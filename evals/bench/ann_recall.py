@@ -16,7 +16,8 @@ import numpy.typing as npt
 from sqlalchemy import Engine
 
 from store.engine import transaction
-from store.retrieval import dense_propositions, exact_dense_propositions
+from store.exact_search import exact_dense_propositions
+from store.retrieval import dense_propositions
 
 #: Queries whose exact top-k is computed: a full scan costs ≈ 0.3 s each at 600k units.
 RECALL_QUERIES = 50

@@ -28,6 +28,7 @@ from sqlalchemy import Engine, select, text
 from store.bm25 import bm25_passages, bm25_propositions
 from store.corpora import ensure_corpus
 from store.engine import transaction
+from store.exact_search import exact_dense_propositions
 from store.graph_writes import (
     ExtractedEntity,
     ExtractedPassage,
@@ -40,7 +41,6 @@ from store.passage_writes import add_passages
 from store.retrieval import (
     DENSE_PROPOSITIONS,
     dense_propositions,
-    exact_dense_propositions,
     hybrid_candidates,
     proposition_texts,
     vector_literal,
