@@ -37,8 +37,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 EMBEDDING_DIM = 384
 
 #: The units' HNSW graph holds each embedding as halfvec (16-bit floats): half the memory of
-#: float4, and a faster walk once the graph outgrows the CPU caches, with the same GRASP and PPR
-#: recall on the real sets (docs/scale.md). A unit search orders by
+#: float4, and a faster walk once the graph outgrows the CPU caches, with the same GRASP, PPR and
+#: dense recall on the real sets and PropRAG's seeds as an exact scan's (docs/scale.md). A unit search orders by
 #: `UNIT_ANN_DISTANCE` to use it; the cosines it returns still come from the stored float4 vectors.
 #: The passages' graph stays float4: as halfvec, the dense baseline's deep search lost two passages
 #: of `musique_train`'s top 10 (R@10 0.692 → 0.683).
