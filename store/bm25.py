@@ -17,13 +17,13 @@ BM25_B = 0.75
 # query lexeme reads its rows by an index-only scan (passages: the key (corpus, lexeme, row)
 # INCLUDE (tf, n_lexemes); units: the impact index, best term weight first, up to a cap), so no
 # tsvector is read or parsed and no row is joined.
-# A row's lexemes are unique in the key, so a lexeme's df is the number of its postings: counted
-# by a second index-only scan of the same key range. Measured with EXPLAIN ANALYZE on a 12k-unit
-# corpus, that beat a window count over the scoring scan (which buffers every row, and sorts when
-# lexemes share one scan) by about 15%, and a df counter table beat it by only ~0.1 ms on typical
-# queries (~1 ms on one matching two thirds of the units) while needing upkeep, and row locks, on
-# every write and deletion. df counts every posting, so the excluded (visited) rows, dropped
-# afterwards, never change a word's rarity. A row's terms reach the sum in the query's lexeme
+# A row's lexemes are unique in the key, so a lexeme's df is the number of its postings. The
+# passages' is counted by a second index-only scan of the same key range (on a 12k-unit corpus
+# that beat a window count over the scoring scan by about 15%). The units' is read from a table
+# kept beside their postings (store/posting_models.py): counting a long list on every query cost
+# the GRASP step ≈ 1 ms at 600k bench units, and the table's upkeep rides on the postings'
+# statements under the corpus lock (docs/scale.md). df counts every posting, so the excluded
+# (visited) rows, dropped afterwards, never change a word's rarity. A row's terms reach the sum in the query's lexeme
 # order (the nested loop's), so rows with the same terms get bit-identical scores and their ties
 # fall to id (the old per-row query summed in no fixed order: ties could split by 1 ulp).
 # N and avgdl come from the corpus counters kept in the same transactions as the rows: the scores
@@ -49,10 +49,7 @@ weights AS (
            ln(1 + (stats.n - frequency.df + 0.5) / (frequency.df + 0.5)) AS idf
     FROM query
     CROSS JOIN stats
-    CROSS JOIN LATERAL (
-        SELECT count(*)::float8 AS df FROM {postings} AS d
-        WHERE d.corpus_id = :corpus AND d.lexeme = query.lexeme
-    ) AS frequency
+    {frequency}
 ),
 lexical AS (
     SELECT p.{row} AS id,
@@ -68,6 +65,15 @@ lexical AS (
 )"""
 
 
+#: A word's df counted from its postings (the passages': only the BM25 baseline reads them).
+_COUNTED_DF = """CROSS JOIN LATERAL (
+        SELECT count(*)::float8 AS df FROM {postings} AS d
+        WHERE d.corpus_id = :corpus AND d.lexeme = query.lexeme
+    ) AS frequency"""
+#: A unit word's df from the table kept beside the postings (store/posting_models.py); a word no
+#: unit holds has no row, no idf and no postings.
+_STORED_DF = """LEFT JOIN unit_lexeme_frequencies AS frequency
+        ON frequency.corpus_id = :corpus AND frequency.lexeme = query.lexeme"""
 #: Every posting of each query word: exact BM25 (the passages, for the BM25 baseline).
 _EVERY_POSTING = """JOIN {postings} AS p
         ON p.corpus_id = :corpus AND p.lexeme = w.lexeme AND NOT (p.{row} = ANY(:exclude))"""
@@ -88,9 +94,12 @@ _BEST_POSTINGS = """CROSS JOIN LATERAL (
 POSTINGS_CAP = 1000
 
 
-def _bm25_ctes(postings: str, row: str, n_col: str, lex_col: str, capped: bool) -> str:
-    read = (_BEST_POSTINGS if capped else _EVERY_POSTING).format(postings=postings, row=row)
+def _bm25_ctes(postings: str, row: str, n_col: str, lex_col: str, units: bool) -> str:
+    # Units: each word's best postings and the stored df; passages: every posting, df counted.
+    read = (_BEST_POSTINGS if units else _EVERY_POSTING).format(postings=postings, row=row)
+    frequency = _STORED_DF if units else _COUNTED_DF.format(postings=postings)
     return _BM25_CTES.format(
+        frequency=frequency,
         config=TS_CONFIG,
         postings=postings,
         postings_read=read,

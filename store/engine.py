@@ -157,6 +157,7 @@ VACUUM_ANALYZE = tuple(
         "propositions",
         "proposition_postings",
         "passage_postings",
+        "unit_lexeme_frequencies",
         "entities",
         "entity_propositions",
         "entity_synonyms",

@@ -119,6 +119,16 @@ CHECKS: dict[str, TextClause] = {
              + (SELECT count(*) FROM passage_actual a FULL JOIN passage_stored s USING (id, lexeme)
                 WHERE (a.tf, a.n_lexemes) IS DISTINCT FROM (s.tf, s.n_lexemes))
     """),
+    # The units' BM25 df is read from its table: each lexeme's count must equal its postings'.
+    "BM25 unit document frequencies that differ from a recount of the postings": text("""
+        SELECT count(*) FROM
+            (SELECT lexeme, count(*) AS df FROM proposition_postings
+             WHERE corpus_id = :corpus GROUP BY lexeme) AS counted
+        FULL JOIN
+            (SELECT lexeme, df FROM unit_lexeme_frequencies WHERE corpus_id = :corpus) AS stored
+        USING (lexeme)
+        WHERE counted.df IS DISTINCT FROM stored.df
+    """),
 }
 
 

@@ -82,3 +82,23 @@ class PassagePosting(Base):
     passage_id: Mapped[int] = mapped_column(BigInteger)
     tf: Mapped[int] = mapped_column(Integer)
     n_lexemes: Mapped[int] = mapped_column(Integer)
+
+
+class UnitLexemeFrequency(Base):
+    """How many of a corpus's units hold a lexeme: BM25's df for the units, kept with their postings.
+
+    The GRASP step reads it rather than counting a long posting list on every query (≈ 1 ms of the
+    step at 600k bench units, docs/scale.md). It is upkept in the postings' own statements and
+    transactions, under the corpus lock (store/postings.py), and `grasp corpus check` recounts it.
+    """
+
+    __tablename__ = "unit_lexeme_frequencies"
+    __table_args__ = (
+        PrimaryKeyConstraint(
+            "corpus_id", "lexeme", name="pk_unit_lexeme_frequencies", postgresql_include=["df"]
+        ),
+    )
+
+    corpus_id: Mapped[int] = mapped_column(Integer)
+    lexeme: Mapped[str] = mapped_column(Text(collation=LEXEME_COLLATION))
+    df: Mapped[int] = mapped_column(Integer)

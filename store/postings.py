@@ -23,6 +23,37 @@ FROM propositions u, unnest(u.tsv) AS t
 WHERE u.corpus_id = :corpus AND u.passage_id = ANY(:passages)
 ORDER BY t.lexeme COLLATE "C"
 """)
+# Each unit lexeme's df (store/posting_models.py, UnitLexemeFrequency) moves with its postings:
+# counted up from the same units in the same transaction, and down before they go. Every writer
+# of a corpus holds its lock (store/corpus_lock.py), so these rows see one writer at a time.
+COUNT_UNIT_LEXEMES = text("""
+INSERT INTO unit_lexeme_frequencies (corpus_id, lexeme, df)
+SELECT u.corpus_id, t.lexeme, count(*)
+FROM propositions u, unnest(u.tsv) AS t
+WHERE u.corpus_id = :corpus AND u.passage_id = ANY(:passages)
+GROUP BY u.corpus_id, t.lexeme
+ORDER BY t.lexeme COLLATE "C"
+ON CONFLICT (corpus_id, lexeme) DO UPDATE SET df = unit_lexeme_frequencies.df + excluded.df
+""")
+UNCOUNT_UNIT_LEXEMES = text("""
+UPDATE unit_lexeme_frequencies f SET df = f.df - gone.n
+FROM (
+    SELECT t.lexeme, count(*) AS n
+    FROM propositions u, unnest(u.tsv) AS t
+    WHERE u.corpus_id = :corpus AND u.passage_id = ANY(:ids)
+    GROUP BY t.lexeme
+) AS gone
+WHERE f.corpus_id = :corpus AND f.lexeme = gone.lexeme
+""")
+DROP_UNUSED_UNIT_LEXEMES = text("""
+DELETE FROM unit_lexeme_frequencies f
+USING (
+    SELECT DISTINCT t.lexeme
+    FROM propositions u, unnest(u.tsv) AS t
+    WHERE u.corpus_id = :corpus AND u.passage_id = ANY(:ids)
+) AS gone
+WHERE f.corpus_id = :corpus AND f.lexeme = gone.lexeme AND f.df <= 0
+""")
 INSERT_PASSAGE_POSTINGS = text("""
 INSERT INTO passage_postings (corpus_id, lexeme, passage_id, tf, n_lexemes)
 SELECT p.corpus_id, t.lexeme, p.id, cardinality(t.positions), p.n_lexemes
@@ -49,12 +80,15 @@ WHERE p.corpus_id = :corpus AND p.id = ANY(:ids)
 # A removed corpus's postings: the key's first column (no foreign key cascades to them).
 DELETE_CORPUS_UNIT_POSTINGS = text("DELETE FROM proposition_postings WHERE corpus_id = :corpus")
 DELETE_CORPUS_PASSAGE_POSTINGS = text("DELETE FROM passage_postings WHERE corpus_id = :corpus")
+DELETE_CORPUS_UNIT_LEXEMES = text("DELETE FROM unit_lexeme_frequencies WHERE corpus_id = :corpus")
 
 
 def add_unit_postings(session: Session, corpus: int, passages: Sequence[int]) -> None:
     """Post the lexemes of the units of `passages` (just written in this transaction)."""
     if passages:
-        session.execute(INSERT_UNIT_POSTINGS, {"corpus": corpus, "passages": list(passages)})
+        given = {"corpus": corpus, "passages": list(passages)}
+        session.execute(INSERT_UNIT_POSTINGS, given)
+        session.execute(COUNT_UNIT_LEXEMES, given)
 
 
 def add_passage_postings(session: Session, corpus: int, ids: Sequence[int]) -> None:
@@ -67,6 +101,8 @@ def remove_postings(session: Session, corpus: int, passages: Sequence[int]) -> N
     """Remove the postings of `passages` and of their units; call before deleting the rows."""
     if passages:
         given = {"corpus": corpus, "ids": list(passages)}
+        session.execute(UNCOUNT_UNIT_LEXEMES, given)
+        session.execute(DROP_UNUSED_UNIT_LEXEMES, given)
         session.execute(DELETE_UNIT_POSTINGS, given)
         session.execute(DELETE_PASSAGE_POSTINGS, given)
 
@@ -75,3 +111,4 @@ def remove_corpus_postings(session: Session, corpus: int) -> None:
     """Remove every posting of the corpus, in the transaction that deletes it."""
     session.execute(DELETE_CORPUS_UNIT_POSTINGS, {"corpus": corpus})
     session.execute(DELETE_CORPUS_PASSAGE_POSTINGS, {"corpus": corpus})
+    session.execute(DELETE_CORPUS_UNIT_LEXEMES, {"corpus": corpus})

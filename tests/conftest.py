@@ -15,7 +15,7 @@ from store.embedded import start_embedded_server, stop_embedded_server
 from store.engine import libpq_url, make_engine, migrate
 
 TABLES = (
-    "proposition_postings, passage_postings, "
+    "proposition_postings, passage_postings, unit_lexeme_frequencies, "
     "entity_synonyms, entity_cooccurrences, entity_passages, "
     "entity_propositions, entities, extraction_failures, propositions, passages, "
     "llm_calls, llm_cache, corpora"

@@ -22,6 +22,7 @@ from store.passage_writes import add_passages
 from tests.store.test_bm25_oracle import PASSAGES
 
 POSTINGS_CHECK = "BM25 postings that differ from a recount of the stored tsv"
+DF_CHECK = "BM25 unit document frequencies that differ from a recount of the postings"
 UNIT_POSTINGS = text("""
 SELECT corpus_id, lexeme, proposition_id, tf, n_lexemes FROM proposition_postings
 ORDER BY corpus_id, lexeme, proposition_id
@@ -121,28 +122,44 @@ def test_deleting_a_corpus_removes_only_its_postings(engine: Engine) -> None:
     assert {row[0] for row in units} == {row[0] for row in passages} == {kept}
 
 
+# Each drift, with the postings it changes (as the recount sees them) and the unit lexemes whose
+# stored df it leaves wrong: a unit list that loses or gains postings, or the df table itself.
 @pytest.mark.parametrize(
-    "drift",
+    ("drift", "postings_off", "df_off"),
     [
-        "UPDATE proposition_postings SET tf = tf + 1 WHERE lexeme = 'copper'",
-        "UPDATE passage_postings SET n_lexemes = n_lexemes + 1 WHERE lexeme = 'zorvik'",
-        "DELETE FROM proposition_postings WHERE lexeme = 'talmora'",
-        "DELETE FROM passage_postings WHERE lexeme = 'wire'",
-        "INSERT INTO proposition_postings SELECT corpus_id, 'absent', proposition_id, 1, n_lexemes "
-        "FROM proposition_postings WHERE lexeme = 'zorvik'",
-        "INSERT INTO passage_postings SELECT corpus_id, 'absent', passage_id, 1, n_lexemes "
-        "FROM passage_postings WHERE lexeme = 'zorvik'",
+        ("UPDATE proposition_postings SET tf = tf + 1 WHERE lexeme = 'copper'", True, 0),
+        ("UPDATE passage_postings SET n_lexemes = n_lexemes + 1 WHERE lexeme = 'zorvik'", True, 0),
+        ("DELETE FROM proposition_postings WHERE lexeme = 'talmora'", True, 1),
+        ("DELETE FROM passage_postings WHERE lexeme = 'wire'", True, 0),
+        (
+            "INSERT INTO proposition_postings SELECT corpus_id, 'absent', proposition_id, 1, "
+            "n_lexemes FROM proposition_postings WHERE lexeme = 'zorvik'",
+            True,
+            1,
+        ),
+        (
+            "INSERT INTO passage_postings SELECT corpus_id, 'absent', passage_id, 1, n_lexemes "
+            "FROM passage_postings WHERE lexeme = 'zorvik'",
+            True,
+            0,
+        ),
+        ("UPDATE unit_lexeme_frequencies SET df = df + 1 WHERE lexeme = 'copper'", False, 1),
+        ("DELETE FROM unit_lexeme_frequencies WHERE lexeme IN ('copper', 'wire')", False, 2),
     ],
 )
-def test_the_corpus_check_counts_postings_that_drift(engine: Engine, drift: str) -> None:
+def test_the_corpus_check_counts_postings_that_drift(
+    engine: Engine, drift: str, postings_off: bool, df_off: int
+) -> None:
     corpus = index_corpus(engine, "c", PASSAGES)
     assert not any(integrity_problems(engine, corpus).values())
     with transaction(engine) as session:
         changed = session.connection().execute(text(drift)).rowcount
     assert changed > 0
     problems = integrity_problems(engine, corpus)
-    assert problems[POSTINGS_CHECK] == changed
-    assert not any(count for name, count in problems.items() if name != POSTINGS_CHECK)
+    assert problems[POSTINGS_CHECK] == (changed if postings_off else 0)
+    assert problems[DF_CHECK] == df_off
+    checked = {POSTINGS_CHECK, DF_CHECK}
+    assert not any(count for name, count in problems.items() if name not in checked)
 
 
 def test_rows_with_the_same_terms_score_bit_identically_and_tie_by_id(engine: Engine) -> None:

@@ -1,6 +1,6 @@
 """Migration 0002: a corpus indexed at 0001 gets its co-occurrence and containment rows on upgrade
-(and, from 0006, its BM25 postings; from 0007, its entities' degrees); downgrade to base and back
-works; the models match the migrated schema (alembic check)."""
+(and, from 0006, its BM25 postings; from 0007, its entities' degrees; from 0012, its unit df);
+downgrade to base and back works; the models match the migrated schema (alembic check)."""
 
 from __future__ import annotations
 
@@ -82,6 +82,11 @@ def test_upgrade_backfills_the_layer_and_downgrade_removes_it(fresh_database: st
         == unit_postings
     )
     assert rows(fresh_database, "SELECT count(*) FROM proposition_postings") == [(5,)]
+    # 0012 counts each unit lexeme's df from those postings (one unit per lexeme here).
+    assert rows(
+        fresh_database,
+        "SELECT corpus_id, lexeme, df FROM unit_lexeme_frequencies ORDER BY 2",
+    ) == [(corpus, lexeme, 1) for corpus, lexeme, _ in unit_postings]
     passage_postings = [(1, "one", 1), (1, "p1", 1), (1, "p2", 2), (1, "two", 2)]
     assert rows(
         fresh_database,
