@@ -23,9 +23,10 @@ BM25_B = 0.75
 # kept beside their postings (store/posting_models.py): counting a long list on every query cost
 # the GRASP step ≈ 1 ms at 600k bench units, and the table's upkeep rides on the postings'
 # statements under the corpus lock (docs/scale.md). df counts every posting, so the excluded
-# (visited) rows, dropped afterwards, never change a word's rarity. A row's terms reach the sum in the query's lexeme
-# order (the nested loop's), so rows with the same terms get bit-identical scores and their ties
-# fall to id (the old per-row query summed in no fixed order: ties could split by 1 ulp).
+# (visited) rows, dropped afterwards, never change a word's rarity. A row's terms reach the sum in
+# the query's lexeme order (the nested loop's), so rows with the same terms get bit-identical
+# scores and their ties fall to id (the old per-row query summed in no fixed order: ties could
+# split by 1 ulp).
 # N and avgdl come from the corpus counters kept in the same transactions as the rows: the scores
 # stay exact as passages are added or removed, with nothing to rebuild. The query's lexemes are
 # those of to_tsvector (the configuration of the stored vectors), distinct, and matched as whole
