@@ -35,24 +35,23 @@ GROUP BY u.corpus_id, t.lexeme
 ORDER BY t.lexeme COLLATE "C"
 ON CONFLICT (corpus_id, lexeme) DO UPDATE SET df = unit_lexeme_frequencies.df + excluded.df
 """)
+# One pass over the removed units' lexemes: a lexeme they hold every posting of goes, the rest
+# count down. The two row sets are disjoint in the statement's snapshot, so no row is touched twice.
 UNCOUNT_UNIT_LEXEMES = text("""
-UPDATE unit_lexeme_frequencies f SET df = f.df - gone.n
-FROM (
+WITH gone AS (
     SELECT t.lexeme, count(*) AS n
     FROM propositions u, unnest(u.tsv) AS t
     WHERE u.corpus_id = :corpus AND u.passage_id = ANY(:ids)
     GROUP BY t.lexeme
-) AS gone
-WHERE f.corpus_id = :corpus AND f.lexeme = gone.lexeme
-""")
-DROP_UNUSED_UNIT_LEXEMES = text("""
-DELETE FROM unit_lexeme_frequencies f
-USING (
-    SELECT DISTINCT t.lexeme
-    FROM propositions u, unnest(u.tsv) AS t
-    WHERE u.corpus_id = :corpus AND u.passage_id = ANY(:ids)
-) AS gone
-WHERE f.corpus_id = :corpus AND f.lexeme = gone.lexeme AND f.df <= 0
+),
+emptied AS (
+    DELETE FROM unit_lexeme_frequencies f
+    USING gone
+    WHERE f.corpus_id = :corpus AND f.lexeme = gone.lexeme AND f.df <= gone.n
+)
+UPDATE unit_lexeme_frequencies f SET df = f.df - gone.n
+FROM gone
+WHERE f.corpus_id = :corpus AND f.lexeme = gone.lexeme AND f.df > gone.n
 """)
 INSERT_PASSAGE_POSTINGS = text("""
 INSERT INTO passage_postings (corpus_id, lexeme, passage_id, tf, n_lexemes)
@@ -102,7 +101,6 @@ def remove_postings(session: Session, corpus: int, passages: Sequence[int]) -> N
     if passages:
         given = {"corpus": corpus, "ids": list(passages)}
         session.execute(UNCOUNT_UNIT_LEXEMES, given)
-        session.execute(DROP_UNUSED_UNIT_LEXEMES, given)
         session.execute(DELETE_UNIT_POSTINGS, given)
         session.execute(DELETE_PASSAGE_POSTINGS, given)
 
