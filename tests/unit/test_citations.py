@@ -1,6 +1,13 @@
 """Citations are picked from what was read and verified by reading it: no model, exact rules."""
 
-from nodes.citations.attribution import Claim, ReadText, answer_supported, cite_answer, support
+from nodes.citations.attribution import (
+    Claim,
+    ReadText,
+    answer_supported,
+    cite_answer,
+    on_topic,
+    support,
+)
 from nodes.citations.text import normalise, sentences, states
 
 DIRECTOR = ReadText(
@@ -139,3 +146,32 @@ def test_a_possessive_states_its_noun_and_a_matching_title_breaks_ties() -> None
     )
     citation = support(claim)
     assert citation is not None and citation["passage_id"] == 2
+
+
+# A side step that read the wrong passage: its sentence states its answer but names nothing of
+# its question (year, vic, darchinyan, turn, professional).
+SIDE_STEP = Claim("In which year did Vic Darchinyan turn professional?", "1962", (PAINTER,), hop=2)
+DIRECTED = Claim("Who directed Blue Harbor?", "Tomas Reyd", (DIRECTOR,), hop=1)
+
+
+def test_a_hop_citation_naming_too_little_of_its_question_is_left_out() -> None:
+    side = support(SIDE_STEP)
+    assert side is not None and side["verified"] and not on_topic(side, SIDE_STEP.question)
+    final = Claim("Who directed Blue Harbor?", "Tomas Reyd", (DIRECTOR, PAINTER))
+    cited = cite_answer(final, [DIRECTED, SIDE_STEP])
+    assert [(c["passage_id"], c["hop"]) for c in cited] == [(7, 1)]
+    # The share is of the question's content words ("Ivo Strand" names ivo): one of three is
+    # enough (0.33), one of four is not (0.25).
+    assert on_topic(side, "Which club did Ivo coach?")
+    assert not on_topic(side, "Which club did Ivo coach in 1990?")
+
+
+def test_an_off_topic_citation_stays_when_it_alone_states_the_answer_or_all_are_off() -> None:
+    # The final answer is the side step's: its citation is the answer's only support, so it stays.
+    final = Claim("When did Vic Darchinyan turn professional?", "1962", (DIRECTOR, PAINTER))
+    cited = cite_answer(final, [DIRECTED, SIDE_STEP])
+    assert [(c["passage_id"], c["hop"]) for c in cited] == [(7, 1), (11, 2)]
+    assert answer_supported("1962", cited)
+    # Every citation off topic: all stay, so an answer with evidence keeps a source.
+    alone = cite_answer(Claim("Who won?", "Tomas Reyd", (PAINTER,)), [SIDE_STEP])
+    assert [(c["passage_id"], c["hop"]) for c in alone] == [(11, 2)]
