@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from evals.citation_metrics import summarise_citations
 from evals.provenance import run_command
 from evals.qa_evaluate import summary_path
 from evals.reports import closed_book_estimates
@@ -62,6 +63,7 @@ def pooled_summary(lines: Sequence[Path], p_model: str | None, command: str) -> 
         raise ValueError(f"the runs are of different methods: {', '.join(sorted(methods))}")
     commits = list(dict.fromkeys(str(s.get("commit")) for s in summaries))
     groups = summarise(records, probabilities)
+    cited = summarise_citations(records)
     return {
         "method": methods.pop(),
         "settings": summaries[0].get("settings"),
@@ -75,6 +77,7 @@ def pooled_summary(lines: Sequence[Path], p_model: str | None, command: str) -> 
         # One commit when the pooled runs agree; otherwise each, so a mixed pool shows as one.
         "commit": " + ".join(commits),
         "pooled_from": [s.get("command") for s in summaries],
+        **({"citations": cited.as_json()} if cited is not None else {}),
     }
 
 

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from evals.citation_metrics import summarise_citations
 from evals.closed_book import ClosedBookItem, estimate_probabilities
 from evals.provenance import provenance
 from evals.qa_run import QaItem, QaRun, RunOutcome
@@ -56,5 +57,8 @@ async def evaluate(
     kept = summarise_kept(outcome.records)
     if kept is not None:
         payload["kept_retrieval"] = kept.as_json()
+    cited = summarise_citations(outcome.records)
+    if cited is not None:
+        payload["citations"] = cited.as_json()  # docs/results.md's citation table reads it
     summary_path(run.results).write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     return outcome, summaries

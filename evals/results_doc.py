@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evals.citation_metrics import CITATION_HEADER, CITATION_NOTE, CitationSummary, citation_row
 from evals.results_retrieval import RecallRow, is_retrieval, recall_row, recall_tables
 from evals.summary import ALL, format_number
 
@@ -44,6 +45,7 @@ class SummaryRow:
     overall: Mapping[str, Any]
     command: str
     commit: str
+    citations: CitationSummary | None = None
 
 
 def summary_files(paths: Sequence[Path]) -> list[Path]:
@@ -94,7 +96,17 @@ def read_summary(path: Path, root: Path) -> SummaryRow | RecallRow:
         overall=overall,
         command=_text(data.get("command")),
         commit=_text(data.get("commit")),
+        citations=_citations(data.get("citations"), shown),
     )
+
+
+def _citations(recorded: Any, shown: str) -> CitationSummary | None:
+    if recorded is None:
+        return None
+    try:
+        return CitationSummary(**recorded)
+    except TypeError:
+        raise ValueError(f"{shown}: its 'citations' are not citation metrics") from None
 
 
 def _number(overall: Mapping[str, Any], key: str, digits: int = 3) -> str:
@@ -147,11 +159,31 @@ def results_markdown(rows: Sequence[SummaryRow | RecallRow], regenerate: str) ->
         lines += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
         lines += ["| " + " | ".join(table_row(row)) + " |" for row in sets[name]]
         lines.append("")
+    lines += citation_tables(sets)
     lines += recall_tables([row for row in rows if isinstance(row, RecallRow)], _code)
     lines += ["## Made from", ""]
     lines += [f"- `{row.source}`" for row in rows] or ["- no summary yet"]
     lines.append("")
     return "\n".join(lines)
+
+
+def citation_tables(sets: Mapping[str, Sequence[SummaryRow]]) -> list[str]:
+    """Per question set, the citation metrics of the summaries that record them."""
+    cited = {name: [r for r in rows if r.citations] for name, rows in sorted(sets.items())}
+    if not any(cited.values()):
+        return []
+    lines = ["## Citations", "", f"Summaries written since they record citations. {CITATION_NOTE}"]
+    header = [*CITATION_HEADER, "commit"]
+    for name, rows in cited.items():
+        if rows:
+            lines += ["", f"### {name}", ""]
+            lines += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+            lines += [
+                "| " + " | ".join([*citation_row(r.method, r.citations), _code(r.commit)]) + " |"
+                for r in rows
+                if r.citations
+            ]
+    return [*lines, ""]
 
 
 def results_page(

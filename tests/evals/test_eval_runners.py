@@ -149,6 +149,16 @@ async def test_grasp_run_scores_judges_bills_and_resumes(
     summary = json.loads((tmp_path / "runs/films/grasp.summary.json").read_text())
     assert summary["groups"][0]["tokens"] == 3519
     assert summary["command"] and "commit" in summary  # what docs/results.md shows per row
+    # Both answers cite their two gold passages, and both are supported.
+    assert summary["citations"] == {
+        "n": 2,
+        "precision": 1.0,
+        "recall": 1.0,
+        "answer_support": 1.0,
+        "supported_n": 2,
+        "cited_per_question": 2.0,
+        "uncited": 0,
+    }
 
     # A second run skips both questions and reuses the p_i cache: no model is called again.
     seen = (len(prompts(svc.llm)), len(prompts(judge)), len(prompts(sampler)))

@@ -85,3 +85,29 @@ def test_a_set_without_estimates_leaves_se_unmeasured(tmp_path: Path) -> None:
     assert main([str(musique), str(hotpot), "--out", str(out)]) == 0
 
     assert json.loads(out.read_text(encoding="utf-8"))["groups"][0]["success_economy"] is None
+
+
+def test_the_pool_averages_citations_over_every_question_that_has_them(tmp_path: Path) -> None:
+    def cited(precision: float | None, recall: float, supported: bool | None) -> dict[str, Any]:
+        facts = {"cited": [1, 2], "gold": [1, 3], "verified": 2, "precision": precision}
+        return facts | {"recall": recall, "answer_supported": supported}
+
+    m1 = _line("m1", 2, 1.0, 1000, 10.0) | {"citation": cited(1.0, 1.0, True)}
+    m2 = _line("m2", 2, 0.0, 1000, 10.0) | {"citation": cited(0.5, 0.5, None)}
+    h1 = _line("h1", 2, 1.0, 1000, 10.0) | {"citation": cited(None, 0.0, False)}
+    musique = _run(tmp_path, "musique", [m1, m2], {})
+    hotpot = _run(tmp_path, "hotpot", [h1], {})
+    out = tmp_path / "pooled.summary.json"
+
+    assert main([str(musique), str(hotpot), "--out", str(out)]) == 0
+
+    # Precision over the two questions that define it, recall over all three, support over two.
+    assert json.loads(out.read_text(encoding="utf-8"))["citations"] == {
+        "n": 3,
+        "precision": 0.75,
+        "recall": 0.5,
+        "answer_support": 0.5,
+        "supported_n": 2,
+        "cited_per_question": 2.0,
+        "uncited": 0,
+    }

@@ -117,6 +117,40 @@ def test_each_question_set_gets_its_own_table(tmp_path: Path) -> None:
     assert headings == ["## hotpot-dev", "## musique-dev", "## Made from"]
 
 
+def test_summaries_that_record_citations_get_a_citation_table_per_set(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    overall = [group("all", 20, 0.4, 0.5, None, 2228.0, 4.7, 25.3, 2076.9)]
+    cited = {"n": 20, "precision": 0.683333, "recall": 0.6333, "answer_support": 1.0}
+    cited |= {"supported_n": 8, "cited_per_question": 2.2, "uncited": 0}
+    write_summary(results / "musique" / "grasp.summary.json", "grasp", overall, citations=cited)
+    write_summary(results / "musique" / "dense.summary.json", "dense", overall)  # from before
+    write_summary(results / "hotpot" / "dense.summary.json", "dense", overall)
+
+    page, _ = results_page([results], tmp_path / "results.md", root=tmp_path)
+
+    lines = page.splitlines()
+    headings = [line for line in lines if line.startswith("#")]
+    assert headings == [
+        "# Results",
+        "## hotpot",
+        "## musique",
+        "## Citations",
+        "### musique",
+        "## Made from",
+    ]
+    table = lines[lines.index("### musique") + 2 :]
+    assert table[:3] == [
+        "| method | n | precision | recall | answer support | cited/q | uncited | commit |",
+        "|---|---|---|---|---|---|---|---|",
+        "| grasp | 20 | 0.683 | 0.633 | 1.000 (8) | 2.2 | 0 | not recorded |",
+    ]
+    assert table[3] == ""
+    bad = tmp_path / "bad" / "set" / "grasp.summary.json"
+    write_summary(bad, "grasp", overall, citations={"precision": 0.5})
+    with pytest.raises(ValueError, match=r"grasp.summary.json: its 'citations' are not citation"):
+        results_page([tmp_path / "bad"], tmp_path / "out.md", root=tmp_path)
+
+
 def test_retrieval_summaries_get_a_recall_table_per_set(tmp_path: Path) -> None:
     recall = {"all": {"n": 20.0, "2": 0.45, "5": 0.6, "10": 0.725}}
     summary = retrieval_summary(
