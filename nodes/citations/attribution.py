@@ -140,8 +140,8 @@ def _drop_off_topic(
 ) -> list[Citation]:
     """The citations that name their hop's question, in order.
 
-    A hop that read the wrong passage still cites its best sentence (a side step's "Henry
-    FitzRoy (born c." for "When was Vic Darchinyan born?"); such a source only misleads. Two
+    A hop that read the wrong passage still cites its best sentence (a side step "Who is the
+    oldest person?" cited "Henry FitzRoy (born c."); such a source only misleads. Two
     guards: the first citation stating the final answer stays when no kept one states it (the
     answer keeps its support), and when every citation is off topic all stay.
     """
