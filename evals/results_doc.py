@@ -169,7 +169,10 @@ def results_markdown(rows: Sequence[SummaryRow | RecallRow], regenerate: str) ->
 
 def citation_tables(sets: Mapping[str, Sequence[SummaryRow]]) -> list[str]:
     """Per question set, the citation metrics of the summaries that record them."""
-    cited = {name: [r for r in rows if r.citations] for name, rows in sorted(sets.items())}
+    cited = {
+        name: [(r, r.citations) for r in rows if r.citations is not None]
+        for name, rows in sorted(sets.items())
+    }
     if not any(cited.values()):
         return []
     lines = ["## Citations", "", f"Summaries written since they record citations. {CITATION_NOTE}"]
@@ -179,9 +182,8 @@ def citation_tables(sets: Mapping[str, Sequence[SummaryRow]]) -> list[str]:
             lines += ["", f"### {name}", ""]
             lines += ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
             lines += [
-                "| " + " | ".join([*citation_row(r.method, r.citations), _code(r.commit)]) + " |"
-                for r in rows
-                if r.citations
+                "| " + " | ".join([*citation_row(r.method, c), _code(r.commit)]) + " |"
+                for r, c in rows
             ]
     return [*lines, ""]
 

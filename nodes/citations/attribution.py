@@ -123,7 +123,8 @@ def cite_answer(final: Claim, hops: Sequence[Claim] = ()) -> list[Citation]:
         own = support(final)
         if own is not None and (own["verified"] or not cited):
             add(own)
-    return _drop_off_topic(cited, {h.hop: h.question for h in hops if h.hop is not None}, final)
+    questions = {h.hop: h.question for h in hops if h.hop is not None}
+    return _drop_off_topic(cited, questions, final.answer)
 
 
 def on_topic(citation: Citation, question: str) -> bool:
@@ -136,23 +137,23 @@ def on_topic(citation: Citation, question: str) -> bool:
 
 
 def _drop_off_topic(
-    cited: list[Citation], questions: dict[int, str], final: Claim
+    cited: list[Citation], questions: dict[int, str], answer: str
 ) -> list[Citation]:
     """The citations that name their hop's question, in order.
 
     A hop that read the wrong passage still cites its best sentence (a side step "Who is the
     oldest person?" cited "Henry FitzRoy (born c."); such a source only misleads. Two
-    guards: the first citation stating the final answer stays when no kept one states it (the
-    answer keeps its support), and when every citation is off topic all stay.
+    guards: the first citation stating `answer` stays when no kept one states it (the answer
+    keeps its support), and when every citation is off topic all stay.
     """
-    kept = [c for c in cited if c["hop"] not in questions or on_topic(c, questions[c["hop"]])]
-    if not kept:
+    keep = [c["hop"] not in questions or on_topic(c, questions[c["hop"]]) for c in cited]
+    if not any(keep):
         return cited
-    if not any(states(c["text"], final.answer) for c in kept):
-        stating = next((c for c in cited if states(c["text"], final.answer)), None)
-        if stating is not None:
-            kept = [c for c in cited if c is stating or any(c is k for k in kept)]
-    return kept
+    if not any(k and states(c["text"], answer) for c, k in zip(cited, keep, strict=True)):
+        first = next((i for i, c in enumerate(cited) if states(c["text"], answer)), None)
+        if first is not None:
+            keep[first] = True
+    return [c for c, k in zip(cited, keep, strict=True) if k]
 
 
 def answer_supported(answer: str, citations: Sequence[Citation]) -> bool:
