@@ -5,7 +5,7 @@ its group and Studio shows its description). The fields every peer has (corpus, 
 passage cut) are inherited from PeerContext. Retrieval numbers take their defaults from
 RetrievalParams, their one home in the store.
 
-Ten settings depend on the model (`MODEL_PROFILES`): they default to None, "the profile's
+Nine agent settings depend on the model (`MODEL_PROFILES`): they default to None, "the profile's
 choice", and `resolved` turns the profile into explicit values once, before any node runs.
 """
 
@@ -42,7 +42,6 @@ MODEL_PROFILES: dict[str, dict[str, Any]] = {
         "focus_chars": 0,
         "evaluator_prompt": "full",
         "reader_focus_chars": 0,
-        "k_passages": RetrievalParams.k_passages,
     },
     "small": {
         "entity_selection": "off",
@@ -54,7 +53,6 @@ MODEL_PROFILES: dict[str, dict[str, Any]] = {
         "focus_chars": 200,
         "evaluator_prompt": "brief",
         "reader_focus_chars": 300,
-        "k_passages": 4,
     },
 }
 #: Each choice-valued setting and its choices (a None profile setting is checked once resolved).
@@ -140,9 +138,7 @@ class GraspContext(PeerContext):
     k_entities_unselected: int = setting(
         R.k_entities_unselected, "retrieval", "entities traversed when no LLM selects them"
     )
-    k_passages: int | None = by_profile(
-        "k_passages", "retrieval", "passages RankVote returns per round"
-    )
+    k_passages: int = setting(R.k_passages, "retrieval", "passages RankVote returns per round")
     vote_weight: float = setting(R.vote_weight, "retrieval", "w: one proposition's vote")
     vote_offset: float = setting(R.vote_offset, "retrieval", "c: a rank r votes w / (r + c)")
     hit_weight: float = setting(
@@ -231,9 +227,8 @@ class GraspContext(PeerContext):
         # Studio and the CLI pass user input here; a bad value must fail before any LLM call.
         super().__post_init__()
         for name in _AT_LEAST_ONE:
-            value = getattr(self, name)
-            if value is not None and value < 1:
-                raise ValueError(f"{name} must be at least 1, not {value}")
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
         for name in _NOT_NEGATIVE:
             if (getattr(self, name) or 0) < 0:
                 raise ValueError(f"{name} must not be negative, not {getattr(self, name)}")
@@ -257,8 +252,11 @@ class GraspContext(PeerContext):
         chosen = self.profile
         if chosen == "auto":
             chosen = "small" if local_model else "paper"
-        profile = MODEL_PROFILES[chosen]
-        unset = {name: value for name, value in profile.items() if getattr(self, name) is None}
+        unset = {
+            name: value
+            for name, value in MODEL_PROFILES[chosen].items()
+            if getattr(self, name) is None
+        }
         return replace(self, profile=chosen, **unset)
 
     @property
@@ -267,7 +265,7 @@ class GraspContext(PeerContext):
         return all(getattr(self, name) is not None for name in MODEL_PROFILES["paper"])
 
     def retrieval_params(self) -> RetrievalParams:
-        """The store's retrieval numbers for this run (each field of the same name, and four)."""
+        """The store's retrieval numbers for this run (each field of the same name, and three)."""
         same = {f.name: getattr(self, f.name) for f in fields(R) if f.name != "uniform_vote"}
         unselected = self.entity_selection == "off"
         return R(
@@ -278,8 +276,6 @@ class GraspContext(PeerContext):
                 "uniform_vote": self.passage_scoring == "uniform",
                 # Like the unselected count: the LLM's candidates stay the k_entities best.
                 "hit_entities": self.hit_entities if unselected else 0,
-                # Unset (eval-retrieval sets its own k) reads as the paper's.
-                "k_passages": self.k_passages or R.k_passages,
             }
         )
 

@@ -41,10 +41,8 @@ def test_auto_is_small_on_the_local_model_and_the_papers_elsewhere() -> None:
         "focus_chars": 200,
         "evaluator_prompt": "brief",
         "reader_focus_chars": 300,
-        "k_passages": 4,
     }
     assert (small.first_search, small.focus_chars) == ("question", 200)
-    assert (small.k_passages, small.retrieval_params().k_passages) == (4, 4)
     assert (small.evaluator_prompt, small.reader_focus_chars) == ("brief", 300)
     # Nothing else moves, and the given context is not changed.
     paper = given.resolved(local_model=False)
@@ -56,9 +54,6 @@ def test_auto_is_small_on_the_local_model_and_the_papers_elsewhere() -> None:
     )
     assert (paper.first_search, paper.focus_chars) == ("rewrite", 0)
     assert (paper.evaluator_prompt, paper.reader_focus_chars) == ("full", 0)
-    assert paper.k_passages == 5
-    # Unresolved (eval-retrieval, which sets its own k), the store reads the paper's 5.
-    assert given.k_passages is None and given.retrieval_params().k_passages == 5
     unset = {name: None for name in MODEL_PROFILES["paper"]}
     assert replace(small, profile="auto", **unset) == given
     assert replace(paper, profile="auto", **unset) == given
@@ -73,12 +68,8 @@ def test_an_explicit_profile_wins_over_the_model_and_a_set_value_over_the_profil
     small = GraspContext(profile="small").resolved(local_model=False)
     assert (small.entity_selection, small.synthesis) == ("off", "reader")
     # A value the user set stays, even when it equals the paper's (no guessing from defaults).
-    kept = GraspContext(entity_selection="llm", reader_passages=3, k_passages=5)
-    kept = kept.resolved(local_model=True)
+    kept = GraspContext(entity_selection="llm", reader_passages=3).resolved(local_model=True)
     assert (kept.entity_selection, kept.reader_passages, kept.synthesis) == ("llm", 3, "reader")
-    assert kept.k_passages == 5
-    with pytest.raises(ValueError, match="k_passages must be at least 1, not 0"):
-        GraspContext(k_passages=0)
     with pytest.raises(ValueError, match="profile must be one of auto | paper | small"):
         GraspContext(profile="tiny")  # type: ignore[arg-type]
     with pytest.raises(RuntimeError, match="bridge_check was read before"):
