@@ -26,6 +26,7 @@ Planner = Literal["on", "off"]
 Synthesis = Literal["findings", "reader"]
 FirstSearch = Literal["rewrite", "question"]
 EvaluatorPrompt = Literal["full", "brief"]
+FinalHops = Literal["evaluate", "read"]
 Profile = Literal["auto", "paper", "small"]
 Group = Literal["retrieval", "agent", "model", "conversation"]
 
@@ -66,6 +67,7 @@ CHOICES: dict[str, Any] = {
     "synthesis": Synthesis,
     "first_search": FirstSearch,
     "evaluator_prompt": EvaluatorPrompt,
+    "final_hops": FinalHops,
     "profile": Profile,
 }
 _AT_LEAST_ONE = (
@@ -177,6 +179,9 @@ class GraspContext(PeerContext):
     max_iterations: int = setting(3, "agent", "search rounds a hop may take before it answers")
     max_observations: int = setting(12, "agent", "cap of a hop's observation list")
     reader_passages: int = setting(5, "agent", "synthesis=reader: passages it reads")
+    final_hops: FinalHops = setting(
+        "evaluate", "agent", "synthesis=reader: a final hop's evaluator answers it, or the reader"
+    )
     first_search: FirstSearch | None = by_profile(
         "first_search", "agent", "a hop's first search: a rewrite call's, or the sub-question"
     )

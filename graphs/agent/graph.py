@@ -41,7 +41,7 @@ from nodes.agent.bridge_check import bridge_slip
 from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.focus import focused_passages, reader_query
 from nodes.agent.plan import PlanRejected, make_plan
-from nodes.agent.plan_dag import ready, substitute
+from nodes.agent.plan_dag import final_hops, ready, substitute
 from nodes.agent.synthesize import read_final_answer, synthesize
 from nodes.llm.client import CallTag, LlmResult, MalformedOutput
 from store.corpora import corpus_id
@@ -62,6 +62,7 @@ def sub_agent_input(
         corpus_id=state["corpus_id"],
         index=index,
         sub_question=substitute(sub_question["text"], answers),
+        final=index in final_hops(list(sub_questions.values())),
         dependencies=[
             Dependency(
                 sub_question=substitute(sub_questions[k]["text"], answers), answer=answers[k]

@@ -235,6 +235,8 @@ class SubAgentInput(TypedDict, total=False):
     index: int
     sub_question: str
     dependencies: list[Dependency]
+    #: No other sub-question builds on this one (with final_hops=read the reader answers it).
+    final: bool
     #: With max_tokens set, the turn's tokens when the hop was sent (its budget check adds its own).
     spent_before: int
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -13,10 +12,10 @@ from langgraph.runtime import Runtime
 
 from graphs.agent.budget import reached, spent
 from graphs.agent.context import GraspContext, chosen
-from graphs.agent.hop_reads import HopRead, RoundRead
+from graphs.agent.hop_end import finished, left_to_reader
+from graphs.agent.hop_reads import RoundRead
 from graphs.agent.progress import emit
 from graphs.agent.state import (
-    Evidence,
     Observation,
     ObservationLog,
     SubAgentInput,
@@ -39,13 +38,6 @@ log = logging.getLogger(__name__)
 def failed_calls(error: MalformedOutput) -> list[LlmResult]:
     """The calls behind a reply that never parsed, when the client attached them."""
     return list(getattr(error, "results", []))
-
-
-def kept_for_synthesis(context: GraspContext, evidence: Sequence[Evidence]) -> list[int]:
-    """The ids of the hop's best passages the final answer will read (synthesis=reader only)."""
-    if context.synthesis != "reader" or context.evidence != "passages":
-        return []
-    return [item["id"] for item in evidence[: context.reader_passages]]
 
 
 def agent_tag(node: str, state: SubAgentState, iteration: int) -> CallTag:
@@ -202,6 +194,8 @@ class SubAgentNodes:
         """Note what the evidence shows, then answer or ask for another search round."""
         context, services = await self.wiring.resolve(runtime)
         iteration = state.get("iteration", 1)
+        if iteration == 1 and left_to_reader(state, context):
+            return {"decision": "DONE", **finished(state, context, "", iteration)}
         # Past the budget this round is the last: the hop answers from what it has found.
         cut = iteration < context.max_iterations and over_budget(state, context)
         last = cut or iteration >= context.max_iterations
@@ -237,14 +231,7 @@ class SubAgentNodes:
         if cut:
             update["budget_stopped"] = True
         if reply.action == "DONE":
-            update["answer"] = reply.answer
-            update["answers"] = {state["index"]: reply.answer}
-            kept = kept_for_synthesis(context, state.get("evidence", []))
-            if kept:
-                update["hop_passages"] = {state["index"]: kept}
-            rounds = state.get("rounds_read", [])
-            update["hop_reads"] = {state["index"]: HopRead(answered_in=iteration, rounds=rounds)}
-            emit("hop_done", index=state["index"], answer=reply.answer)
+            update.update(finished(state, context, reply.answer, iteration))
         else:
             update["iteration"] = iteration + 1
             update["search_statement"] = reply.search_statement.strip() or state["search_statement"]

@@ -84,7 +84,8 @@ class AnswerPrinter:
             count = event.get(f"{what}s", 0)
             say(f"  reading {count} {what}{'' if count == 1 else 's'}")
         elif name == "hop_done":
-            say(f"  → {event['answer']}")
+            # An empty answer: a final hop's passages went to the reader unjudged.
+            say(f"  → {event['answer'] or '(read with the final answer)'}")
         elif name == "answer_delta":
             self.delta(event["text"])
         elif name == "answer_restart":

@@ -1,0 +1,69 @@
+"""final_hops=read: a hop no other builds on hands its passages to the reader unjudged."""
+
+from sqlalchemy import Engine
+
+from tests.fixtures.films import (
+    EVALUATE,
+    PLAN,
+    READER,
+    SELECT,
+    build_corpus,
+    rule,
+    run,
+    services,
+)
+from tests.graph.test_lean_agent import QUESTION, prompts, question_rules
+
+READS_LISBON = rule(
+    READER, "Question: ", "Tomas Reyd was born in Lisbon", reply={"answer": "Lisbon"}
+)
+SETTINGS = {"first_search": "question", "synthesis": "reader"}
+
+
+async def test_the_final_hop_is_answered_by_the_reader_without_an_evaluator_call(
+    engine: Engine, database_url: str
+) -> None:
+    ids = build_corpus(engine)
+    finds_reyd = rule(
+        SELECT, "Looking for: Where was Tomas Reyd born?", reply={"entity_ids": [ids["Tomas Reyd"]]}
+    )
+    svc = services(engine, database_url, [finds_reyd, READS_LISBON, *question_rules(ids)])
+    state, trace = await run(svc, QUESTION, thread="final-read", final_hops="read", **SETTINGS)
+
+    # Hop 1 (hop 2 builds on it) is judged; hop 2 searches once and is read by the reader.
+    kinds = [next(k for k in (PLAN, SELECT, EVALUATE, READER) if k in p) for p in prompts(svc)]
+    assert kinds == [PLAN, SELECT, EVALUATE, SELECT, READER]
+    evaluations = [p for p in prompts(svc) if EVALUATE in p]
+    assert len(evaluations) == 1 and "Sub-question: Who directed Blue Harbor?" in evaluations[0]
+    assert trace["agents"][2] == [
+        "rewrite",
+        "search",
+        "select_entities",
+        "gather_evidence",
+        "evaluate",
+    ]
+    (read,) = [p for p in prompts(svc) if READER in p]
+    assert "Tomas Reyd was born in Lisbon" in read
+    assert state["answers"] == {1: "Tomas Reyd", 2: ""}
+    assert state["final_answer"] == "Lisbon"
+    assert [r["node"] for r in state["tokens"]["records"]].count("evaluate") == 1
+    # The final answer is cited from hop 2's reading, verified.
+    assert any(
+        c["title"] == "Tomas Reyd" and c["hop"] == 2 and c["verified"] for c in state["citations"]
+    )
+
+
+async def test_a_final_hop_that_found_nothing_still_asks_its_evaluator(
+    engine: Engine, database_url: str
+) -> None:
+    ids = build_corpus(engine)
+    svc = services(engine, database_url, [READS_LISBON, *question_rules(ids)])
+    state, _ = await run(svc, QUESTION, thread="final-empty", final_hops="read", **SETTINGS)
+
+    # Round 1 of hop 2 selected no entity and found no passage: with nothing to hand on, the
+    # evaluator searches again, and the round that found the passage answers as before.
+    evaluations = [p for p in prompts(svc) if EVALUATE in p]
+    assert len(evaluations) == 3
+    assert "(nothing new was found)" in evaluations[1]
+    assert state["answers"] == {1: "Tomas Reyd", 2: "Lisbon"}
+    assert state["final_answer"] == "Lisbon"
