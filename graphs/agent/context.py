@@ -5,7 +5,7 @@ its group and Studio shows its description). The fields every peer has (corpus, 
 passage cut) are inherited from PeerContext. Retrieval numbers take their defaults from
 RetrievalParams, their one home in the store.
 
-Nine agent settings depend on the model (`MODEL_PROFILES`): they default to None, "the profile's
+Ten agent settings depend on the model (`MODEL_PROFILES`, in profiles.py): they default to None, "the profile's
 choice", and `resolved` turns the profile into explicit values once, before any node runs.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, TypeVar, get_args
 
+from graphs.agent.profiles import MODEL_PROFILES
 from graphs.peers.context import PeerContext
 from nodes.agent.plan_links import UnwrittenNeeds
 from store.grasp_retrieval import RetrievalParams
@@ -30,32 +31,6 @@ FinalHops = Literal["evaluate", "read"]
 Profile = Literal["auto", "paper", "small"]
 Group = Literal["retrieval", "agent", "model", "conversation"]
 
-#: The model-dependent settings of each profile: the paper's, and those measured better with the
-#: offline 1.5B model (docs/experiments.md). `auto` is small for llama.cpp, paper for any other.
-MODEL_PROFILES: dict[str, dict[str, Any]] = {
-    "paper": {
-        "entity_selection": "llm",
-        "synthesis": "findings",
-        "bounded_replies": False,
-        "unwritten_needs": "append",
-        "bridge_check": False,
-        "first_search": "rewrite",
-        "focus_chars": 0,
-        "evaluator_prompt": "full",
-        "reader_focus_chars": 0,
-    },
-    "small": {
-        "entity_selection": "off",
-        "synthesis": "reader",
-        "bounded_replies": True,
-        "unwritten_needs": "drop",
-        "bridge_check": True,
-        "first_search": "question",
-        "focus_chars": 200,
-        "evaluator_prompt": "brief",
-        "reader_focus_chars": 300,
-    },
-}
 #: Each choice-valued setting and its choices (a None profile setting is checked once resolved).
 CHOICES: dict[str, Any] = {
     "passage_scoring": PassageScoring,
@@ -179,8 +154,8 @@ class GraspContext(PeerContext):
     max_iterations: int = setting(3, "agent", "search rounds a hop may take before it answers")
     max_observations: int = setting(12, "agent", "cap of a hop's observation list")
     reader_passages: int = setting(5, "agent", "synthesis=reader: passages it reads")
-    final_hops: FinalHops = setting(
-        "evaluate", "agent", "synthesis=reader: a final hop's evaluator answers it, or the reader"
+    final_hops: FinalHops | None = by_profile(
+        "final_hops", "agent", "synthesis=reader: a final hop's evaluator answers it, or the reader"
     )
     first_search: FirstSearch | None = by_profile(
         "first_search", "agent", "a hop's first search: a rewrite call's, or the sub-question"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphs.agent.context import GraspContext
+from graphs.agent.context import GraspContext, chosen
 from graphs.agent.hop_reads import HopRead
 from graphs.agent.progress import emit
 from graphs.agent.state import Evidence, SubAgentState
@@ -24,7 +24,7 @@ def left_to_reader(state: SubAgentState, context: GraspContext) -> bool:
     answer but the final answer, and the reader, which reads its passages, writes that.
     """
     return (
-        context.final_hops == "read"
+        chosen(context.final_hops, "final_hops") == "read"
         and bool(state.get("final"))
         and bool(kept_for_synthesis(context, state.get("evidence", [])))
     )

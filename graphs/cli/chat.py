@@ -85,7 +85,7 @@ class AnswerPrinter:
             say(f"  reading {count} {what}{'' if count == 1 else 's'}")
         elif name == "hop_done":
             # An empty answer: a final hop's passages went to the reader unjudged.
-            say(f"  → {event['answer'] or '(read with the final answer)'}")
+            say(f"  → {event['answer'] or '(left to the reader)'}")
         elif name == "answer_delta":
             self.delta(event["text"])
         elif name == "answer_restart":

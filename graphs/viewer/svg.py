@@ -41,6 +41,8 @@ def box_lines(node: PlanNode) -> list[str]:
     """The text lines of one plan box: the sub-question wrapped, then its answer."""
     lines = textwrap.wrap(f"#{node.index} {node.text}", 34)[:3]
     answer = node.answer if node.answer is not None else "…"
+    # "" is a final hop left to the reader (final_hops=read): its passages answer the question.
+    answer = answer or "(left to the reader)"
     lines.append("→ " + textwrap.shorten(answer, 32, placeholder="…"))
     return lines
 

@@ -1,7 +1,11 @@
 """final_hops=read: a hop no other builds on hands its passages to the reader unjudged."""
 
+import pytest
 from sqlalchemy import Engine
 
+from graphs.cli.chat import AnswerPrinter
+from graphs.viewer.model import PlanNode
+from graphs.viewer.svg import box_lines
 from tests.fixtures.films import (
     EVALUATE,
     PLAN,
@@ -67,3 +71,11 @@ async def test_a_final_hop_that_found_nothing_still_asks_its_evaluator(
     assert "(nothing new was found)" in evaluations[1]
     assert state["answers"] == {1: "Tomas Reyd", 2: "Lisbon"}
     assert state["final_answer"] == "Lisbon"
+
+
+def test_a_hop_left_to_the_reader_is_shown_as_such(capsys: pytest.CaptureFixture[str]) -> None:
+    AnswerPrinter().progress({"event": "hop_done", "index": 2, "answer": ""})
+    assert "→ (left to the reader)" in capsys.readouterr().out
+    box = box_lines(PlanNode(2, "Where was #1 born?", [1], 2, answer=""))
+    assert box[-1] == "→ (left to the reader)"
+    assert box_lines(PlanNode(2, "Where was #1 born?", [1], None, answer=None))[-1] == "→ …"
