@@ -9,6 +9,14 @@ from graphs.agent.hop_reads import HopRead
 from graphs.agent.progress import emit
 from graphs.agent.state import Evidence, SubAgentState
 
+#: How a hop left to the reader is shown where hop answers are (it has none of its own).
+LEFT_TO_READER = "(left to the reader)"
+
+
+def shown_answer(answer: str) -> str:
+    """A hop's answer as the CLI and the run page show it."""
+    return answer or LEFT_TO_READER
+
 
 def kept_for_synthesis(context: GraspContext, evidence: Sequence[Evidence]) -> list[int]:
     """The ids of the hop's best passages the final answer will read (synthesis=reader only)."""

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphs.agent.chat_messages import given_question
+from graphs.agent.hop_end import shown_answer
 from graphs.cli.sources import markers, source_lines
 from nodes.agent.plan_dag import substitute
 
@@ -166,7 +167,11 @@ class AgentTrace:
             )
             out.append(f"    entities chosen: {listing(r.entities)}")
             out.append(f"    passages: {listing(r.passages)}")
-            verdict = f"DONE → {r.answer}" if r.decision == "DONE" else r.decision or "(unfinished)"
+            verdict = (
+                f"DONE → {shown_answer(r.answer)}"
+                if r.decision == "DONE"
+                else r.decision or "(unfinished)"
+            )
             out.append(f"    decision: {verdict}")
         if self.tokens:
             out.append(f"  cost: {tokens_text(self.tokens)}")

@@ -23,6 +23,7 @@ from rich.markup import escape
 from graphs.agent.chat_messages import turn_question
 from graphs.agent.context import GraspContext
 from graphs.agent.graph import GraspGraph, build_grasp_graph
+from graphs.agent.hop_end import shown_answer
 from graphs.agent.state import GraspInput
 from graphs.api import make_context
 from graphs.cli.ask_input import check_corpus, run_config, set_items
@@ -84,8 +85,7 @@ class AnswerPrinter:
             count = event.get(f"{what}s", 0)
             say(f"  reading {count} {what}{'' if count == 1 else 's'}")
         elif name == "hop_done":
-            # An empty answer: a final hop's passages went to the reader unjudged.
-            say(f"  → {event['answer'] or '(left to the reader)'}")
+            say(f"  → {shown_answer(event['answer'])}")
         elif name == "answer_delta":
             self.delta(event["text"])
         elif name == "answer_restart":

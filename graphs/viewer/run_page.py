@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from graphs.agent.hop_end import shown_answer
 from graphs.viewer.html_page import page, table
 from graphs.viewer.model import AgentView, RoundView, RunView, StepView
 from graphs.viewer.sources import marks_html, sources_html
@@ -119,7 +120,7 @@ def round_html(r: RoundView) -> str:
     chosen = escape(", ".join(names.get(i, f"#{i}") for i in r.chosen)) or "(none)"
     notes = "".join(f"<li>{escape(o)}</li>" for o in r.observations)
     if r.decision == "DONE":
-        verdict = f"DONE → <b>{escape(r.answer)}</b>"
+        verdict = f"DONE → <b>{escape(shown_answer(r.answer))}</b>"
     else:
         verdict = escape(r.decision or "(not decided: the run stopped here)")
     return (

@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 from html import escape
 
+from graphs.agent.hop_end import shown_answer
 from graphs.viewer.model import CallView, PlanNode
 
 BOX_W, BOX_H, COL_GAP, ROW_GAP, HEAD = 230, 74, 70, 18, 28
@@ -40,9 +41,7 @@ def plan_columns(nodes: list[PlanNode]) -> list[tuple[str, list[PlanNode]]]:
 def box_lines(node: PlanNode) -> list[str]:
     """The text lines of one plan box: the sub-question wrapped, then its answer."""
     lines = textwrap.wrap(f"#{node.index} {node.text}", 34)[:3]
-    answer = node.answer if node.answer is not None else "…"
-    # "" is a final hop left to the reader (final_hops=read): its passages answer the question.
-    answer = answer or "(left to the reader)"
+    answer = shown_answer(node.answer) if node.answer is not None else "…"
     lines.append("→ " + textwrap.shorten(answer, 32, placeholder="…"))
     return lines
 

@@ -3,8 +3,10 @@
 import pytest
 from sqlalchemy import Engine
 
+from graphs.cli.ask_report import AgentTrace, Round
 from graphs.cli.chat import AnswerPrinter
-from graphs.viewer.model import PlanNode
+from graphs.viewer.model import PlanNode, RoundView
+from graphs.viewer.run_page import round_html
 from graphs.viewer.svg import box_lines
 from tests.fixtures.films import (
     EVALUATE,
@@ -79,3 +81,9 @@ def test_a_hop_left_to_the_reader_is_shown_as_such(capsys: pytest.CaptureFixture
     box = box_lines(PlanNode(2, "Where was #1 born?", [1], 2, answer=""))
     assert box[-1] == "→ (left to the reader)"
     assert box_lines(PlanNode(2, "Where was #1 born?", [1], None, answer=None))[-1] == "→ …"
+    page = round_html(RoundView(1, "Where was Tomas Reyd born?", [], decision="DONE", answer=""))
+    assert "DONE → <b>(left to the reader)</b>" in page
+    report = AgentTrace(2, rounds=[Round(1, "Where?", [], ["Lisbon"], decision="DONE")])
+    assert "    decision: DONE → (left to the reader)" in report.lines()
+    answered = AgentTrace(1, rounds=[Round(1, "Who?", [], decision="DONE", answer="Tomas Reyd")])
+    assert "    decision: DONE → Tomas Reyd" in answered.lines()
