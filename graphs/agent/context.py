@@ -5,8 +5,9 @@ its group and Studio shows its description). The fields every peer has (corpus, 
 passage cut) are inherited from PeerContext. Retrieval numbers take their defaults from
 RetrievalParams, their one home in the store.
 
-Ten agent settings depend on the model (`MODEL_PROFILES`, in profiles.py): they default to None, "the profile's
-choice", and `resolved` turns the profile into explicit values once, before any node runs.
+Ten agent settings depend on the model (`MODEL_PROFILES`, in profiles.py): they default to None,
+"the profile's choice", and `resolved` turns the profile into explicit values once, before any
+node runs.
 """
 
 from __future__ import annotations
