@@ -55,6 +55,7 @@ def test_dispatch_sends_independent_sub_questions_together() -> None:
                 "corpus_id": 7,
                 "index": 1,
                 "sub_question": "When was Ivo born?",
+                "final": True,
                 "dependencies": [],
             },
         ),
@@ -65,6 +66,7 @@ def test_dispatch_sends_independent_sub_questions_together() -> None:
                 "corpus_id": 7,
                 "index": 2,
                 "sub_question": "When was Lena born?",
+                "final": True,
                 "dependencies": [],
             },
         ),
@@ -75,6 +77,8 @@ def test_dispatch_runs_a_chain_in_order_with_answers_filled_in() -> None:
     texts = ("Who directed Blue Harbor?", "Where was #1 born?")
     first = dispatch(parent({}, *texts))
     assert isinstance(first, list) and [s.arg["index"] for s in first] == [1]
+    # Hop 2 builds on hop 1: only hop 2 is final (with final_hops=read, left to the reader).
+    assert first[0].arg["final"] is False
     second = dispatch(parent({1: "Tomas Reyd"}, *texts))
     assert second == [
         Send(
@@ -84,6 +88,7 @@ def test_dispatch_runs_a_chain_in_order_with_answers_filled_in() -> None:
                 "corpus_id": 7,
                 "index": 2,
                 "sub_question": "Where was Tomas Reyd born?",
+                "final": True,
                 "dependencies": [
                     {"sub_question": "Who directed Blue Harbor?", "answer": "Tomas Reyd"}
                 ],
