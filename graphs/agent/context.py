@@ -27,7 +27,7 @@ Retrieval = Literal["grasp", "dense"]
 Planner = Literal["on", "off"]
 Synthesis = Literal["findings", "reader"]
 FirstSearch = Literal["rewrite", "question"]
-EvaluatorPrompt = Literal["full", "brief", "answer"]
+EvaluatorPrompt = Literal["full", "brief"]
 FinalHops = Literal["evaluate", "read"]
 Profile = Literal["auto", "paper", "small"]
 Group = Literal["retrieval", "agent", "model", "conversation"]
@@ -165,9 +165,7 @@ class GraspContext(PeerContext):
         "focus_chars", "agent", "evaluate reads each passage's sentences nearest the search, ≤ N"
     )
     evaluator_prompt: EvaluatorPrompt | None = by_profile(
-        "evaluator_prompt",
-        "agent",
-        "the evaluator's instructions: full, brief (half as long), or answer (brief, no notes)",
+        "evaluator_prompt", "agent", "the evaluator's instructions: full, or brief (half as long)"
     )
     reader_focus_chars: int | None = by_profile(
         "reader_focus_chars", "agent", "the reader reads each passage's sentences nearest the hops"

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from nodes.llm.bounded import bounded_schema, with_fields, without_field
+from nodes.llm.bounded import bounded_schema, with_fields
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
 from nodes.prompt_blocks import evidence_block, known_answers, notes_block
 from store.grasp_retrieval import Evidence
@@ -45,22 +45,8 @@ Reply in JSON. "observations": up to three short notes of helpful facts, with fu
 "keywords": with QUERY_AGAIN names and words for that fact, else [].
 """
 
-#: The brief duties without the notes (`evaluator_prompt=answer`): the reply starts at its action.
-#: In the small profile only a hop that another builds on is judged, and it nearly always ends in
-#: its first round, so notes for later rounds were output tokens that nothing read.
-ANSWER_SYSTEM = """\
-You answer one sub-question from the evidence shown; a fact it does not state is not known.
-Reply in JSON. "action": "DONE" if the evidence answers the sub-question, else "QUERY_AGAIN". \
-"answer": with DONE the short answer (a name, date, number, place, or yes/no), else "". \
-"search_statement": with QUERY_AGAIN one sentence stating the missing fact, else "". \
-"keywords": with QUERY_AGAIN names and words for that fact, else [].
-"""
-
 #: Each `evaluator_prompt` choice's instructions.
-INSTRUCTIONS = {"full": SYSTEM, "brief": BRIEF_SYSTEM, "answer": ANSWER_SYSTEM}
-
-#: The choices whose reply writes no notes.
-WITHOUT_NOTES = frozenset({"answer"})
+INSTRUCTIONS = {"full": SYSTEM, "brief": BRIEF_SYSTEM}
 
 USER = """\
 Question: {question}
@@ -92,7 +78,7 @@ class EvaluationReply(BaseModel):
         return value.strip().upper().replace(" ", "_") if isinstance(value, str) else value
 
 
-def reply_schema(last_round: bool, notes: bool = True) -> dict[str, Any]:
+def reply_schema(last_round: bool) -> dict[str, Any]:
     """The bounded reply, its tail held to its action; in the last round only DONE.
 
     A DONE reply's search statement and keywords are empty, and a QUERY_AGAIN reply's answer:
@@ -103,8 +89,6 @@ def reply_schema(last_round: bool, notes: bool = True) -> dict[str, Any]:
     the 1.5B model ran its answer on into lists of names (docs/experiments.md).
     """
     base = bounded_schema(EvaluationReply)
-    if not notes:
-        base = without_field(base, "observations")
     done = with_fields(
         base,
         action={"enum": ["DONE"]},
@@ -145,8 +129,7 @@ async def evaluate(
         evidence=evidence_block(evidence, max_chars),
         last_round=LAST_ROUND if last_round else "",
     )
-    notes = instructions not in WITHOUT_NOTES
-    json_schema = reply_schema(last_round, notes) if bounded else None
+    json_schema = reply_schema(last_round) if bounded else None
     reply, results = await llm.complete_json(
         system_and_user(INSTRUCTIONS[instructions], user),
         EvaluationReply,

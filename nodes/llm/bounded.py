@@ -35,10 +35,3 @@ def bounded_schema(reply_type: type[BaseModel]) -> dict[str, Any]:
 def with_fields(schema: dict[str, Any], **fields: dict[str, Any]) -> dict[str, Any]:
     """A copy of an object schema with the named properties' schemas replaced."""
     return {**schema, "properties": {**schema["properties"], **fields}}
-
-
-def without_field(schema: dict[str, Any], name: str) -> dict[str, Any]:
-    """A copy of an object schema without the named property (nor its requirement)."""
-    properties = {key: value for key, value in schema["properties"].items() if key != name}
-    required = [key for key in schema.get("required", []) if key != name]
-    return {**schema, "properties": properties, "required": required}
