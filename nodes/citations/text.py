@@ -11,8 +11,11 @@ import unicodedata
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 # A possessive's "'s", so that "Finland's" states "Finland".
 _POSSESSIVE = re.compile(r"['’]s\b")
-# A sentence ends at . ! or ? followed by space and something a sentence starts with.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(\[]?[A-Z0-9])")
+# A sentence ends at . ! or ? followed by space and something a sentence starts with, but not
+# after an initial ("G. Stanley Hall") or a title that precedes a name ("St. Louis", "Dr. Who"):
+# cut there, the sentence stating "G. Stanley Hall" held neither half of the name.
+_NOT_AFTER = "".join(rf"(?<!\b{word}\.)" for word in ("[A-Z]", "St", "Mt", "Mr", "Mrs", "Ms", "Dr"))
+_SENTENCE_END = re.compile(rf"(?<=[.!?]){_NOT_AFTER}\s+(?=[\"'“‘(\[]?[A-Z0-9])")
 # Words that say nothing about which passage holds a fact: left out of overlaps.
 _STOP_WORDS = (
     "a an and are as at be by did do does for from had has have he her his how in is it its "

@@ -32,12 +32,24 @@ PAINTER = ReadText(11, "Ivo Strand", "", "Ivo Strand is a painter. He was born i
 def test_normalised_text_folds_case_accents_punctuation_and_articles() -> None:
     assert normalise("The Malmö  F.C.!") == "malmo fc"
     assert sentences("Dr. Who. It is 3.5 m tall. 1950 was a year.") == [
-        "Dr.",
-        "Who.",
+        "Dr. Who.",
         "It is 3.5 m tall.",
         "1950 was a year.",
     ]
     assert sentences("no end here") == ["no end here"]
+
+
+def test_an_initial_or_a_title_before_a_name_ends_no_sentence() -> None:
+    text = (
+        "It began with G. Stanley Hall's book. Hall led the U.S. Army. He left St. Louis. Then A."
+    )
+    assert sentences(text) == [
+        "It began with G. Stanley Hall's book.",
+        "Hall led the U.S. Army.",
+        "He left St. Louis.",
+        "Then A.",
+    ]
+    assert states(sentences(text)[0], "G. Stanley Hall")
 
 
 def test_an_answer_is_stated_in_a_row_or_word_by_word_never_yes_or_no() -> None:
