@@ -42,7 +42,7 @@ from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.focus import focused_passages, reader_query
 from nodes.agent.plan import PlanRejected, make_plan
 from nodes.agent.plan_dag import final_hops, ready, substitute
-from nodes.agent.synthesize import read_final_answer, step_left_to_reader, synthesize
+from nodes.agent.synthesize import read_final_answer, synthesize
 from nodes.llm.client import CallTag, LlmResult, MalformedOutput
 from store.corpora import corpus_id
 
@@ -99,7 +99,6 @@ async def final_answer(
                     passages=passages,
                     tag=tag,
                     max_chars=context.passage_chars(len(passages)),
-                    last_step=step_left_to_reader(state.get("sub_questions", []), answers),
                 )
             else:
                 reply, results = await synthesize(

@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from nodes.agent.evaluate import UNKNOWN
-from nodes.agent.plan_dag import SubQuestion, final_hops, substitute
 from nodes.citations.text import normalise, states
 from nodes.llm.client import CallTag, LlmClient, LlmResult, MalformedOutput, system_and_user
 from nodes.llm.reply import replay
@@ -117,19 +116,14 @@ async def read_final_answer(
     passages: Sequence[PassageText],
     tag: CallTag,
     max_chars: int = 0,
-    last_step: str = "",
 ) -> tuple[SynthesisReply, list[LlmResult]]:
     """The final answer read from the hops' passages by the peers' reader (`synthesis=reader`).
 
     The same prompt the dense, BM25 and PropRAG peers answer with, so a comparison with them
     differs in retrieval alone; it never refuses. The hop answers are not shown: measured with
-    the offline model, they made the reader copy wrong hop answers (docs/experiments.md). Only
-    a chain's filled-in `last_step` (see `step_left_to_reader`) follows the question: measured,
-    it mended more bridge slips than it caused (docs/experiments.md).
+    the offline model, they made the reader copy wrong hop answers (docs/experiments.md).
     """
     user = answer_prompt(question, passages, [], max_chars)
-    if last_step:
-        user += f"\nIn other words: {last_step}"
     reply, results = await llm.complete_json(system_and_user(WITH_PASSAGES, user), AnswerReply, tag)
     if results and results[-1].cached:
         await replay(results[-1].text)
@@ -139,22 +133,3 @@ async def read_final_answer(
         raise error
     why = f"read from {len(passages)} passages of the hops"
     return SynthesisReply(answer=reply.answer, justification=why), results
-
-
-def step_left_to_reader(sub_questions: Sequence[SubQuestion], answers: Mapping[int, str]) -> str:
-    """A chain's last step with the earlier answers filled in, when the reader must answer it.
-
-    Given only the whole question, the small reader often answers the bridge entity named in
-    every passage it reads ("West Chicago" for "In what county is the city where … was born?");
-    the filled-in step asks for the last fact alone. "" unless the plan has one final step, it
-    was left to the reader (no answer of its own) and every step it builds on found an answer.
-    """
-    ends = final_hops(sub_questions)
-    if len(sub_questions) < 2 or len(ends) != 1:
-        return ""
-    (end,) = ends
-    step = next(sq for sq in sub_questions if sq["index"] == end)
-    found = [answers.get(k, "") for k in step["depends_on"]]
-    if answers.get(end, "") or not found or any(normalise(a) in ("", UNKNOWN) for a in found):
-        return ""
-    return substitute(step["text"], answers)
