@@ -28,7 +28,7 @@ MODEL_PROFILES: dict[str, dict[str, Any]] = {
         "first_search": "question",
         "focus_chars": 200,
         "evaluator_prompt": "brief",
-        "reader_focus_chars": 300,
+        "reader_focus_chars": 250,
         "final_hops": "read",
     },
 }

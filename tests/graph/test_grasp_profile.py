@@ -40,11 +40,11 @@ def test_auto_is_small_on_the_local_model_and_the_papers_elsewhere() -> None:
         "first_search": "question",
         "focus_chars": 200,
         "evaluator_prompt": "brief",
-        "reader_focus_chars": 300,
+        "reader_focus_chars": 250,
         "final_hops": "read",
     }
     assert (small.first_search, small.focus_chars) == ("question", 200)
-    assert (small.evaluator_prompt, small.reader_focus_chars) == ("brief", 300)
+    assert (small.evaluator_prompt, small.reader_focus_chars) == ("brief", 250)
     # Nothing else moves, and the given context is not changed.
     paper = given.resolved(local_model=False)
     assert (paper.entity_selection, paper.synthesis) == ("llm", "findings")
