@@ -29,6 +29,7 @@ Synthesis = Literal["findings", "reader"]
 FirstSearch = Literal["rewrite", "question"]
 EvaluatorPrompt = Literal["full", "brief"]
 FinalHops = Literal["evaluate", "read"]
+InnerHops = Literal["evaluate", "bridge"]
 Profile = Literal["auto", "paper", "small"]
 Group = Literal["retrieval", "agent", "model", "conversation"]
 
@@ -44,6 +45,7 @@ CHOICES: dict[str, Any] = {
     "first_search": FirstSearch,
     "evaluator_prompt": EvaluatorPrompt,
     "final_hops": FinalHops,
+    "inner_hops": InnerHops,
     "profile": Profile,
 }
 _AT_LEAST_ONE = (
@@ -157,6 +159,11 @@ class GraspContext(PeerContext):
     reader_passages: int = setting(5, "agent", "synthesis=reader: passages it reads")
     final_hops: FinalHops | None = by_profile(
         "final_hops", "agent", "synthesis=reader: a final hop's evaluator answers it, or the reader"
+    )
+    inner_hops: InnerHops | None = by_profile(
+        "inner_hops",
+        "agent",
+        "a hop others build on: its evaluator answers, or its best unit's entity",
     )
     first_search: FirstSearch | None = by_profile(
         "first_search", "agent", "a hop's first search: a rewrite call's, or the sub-question"

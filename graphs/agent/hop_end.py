@@ -8,6 +8,8 @@ from graphs.agent.context import GraspContext, chosen
 from graphs.agent.hop_reads import HopRead
 from graphs.agent.progress import emit
 from graphs.agent.state import Evidence, SubAgentState
+from nodes.agent.bridge_answer import evidence_answer
+from nodes.deps import NodeServices
 
 #: How a hop left to the reader is shown where hop answers are (it has none of its own).
 LEFT_TO_READER = "(left to the reader)"
@@ -36,6 +38,41 @@ def left_to_reader(state: SubAgentState, context: GraspContext) -> bool:
         and bool(state.get("final"))
         and bool(kept_for_synthesis(context, state.get("evidence", [])))
     )
+
+
+def bridged(state: SubAgentState, context: GraspContext) -> bool:
+    """Whether this inner hop takes its answer from its evidence, with no call (`inner_hops`).
+
+    Only a hop others build on, and only on what the graph search found: its answer fills their
+    `#k`. The reader (synthesis=reader) reads passages, not hop answers.
+    """
+    return (
+        chosen(context.inner_hops, "inner_hops") == "bridge"
+        and not state.get("final")
+        and context.retrieval == "grasp"
+        and bool(state.get("evidence"))
+    )
+
+
+async def bridge_end(
+    state: SubAgentState, context: GraspContext, services: NodeServices
+) -> SubAgentState | None:
+    """A bridged hop's DONE update; None when it is not bridged or its best unit names nothing new.
+
+    Then the evaluator reads the evidence, as it does for a final hop that found nothing.
+    """
+    if not bridged(state, context):
+        return None
+    answer = await evidence_answer(
+        services,
+        corpus_id=state["corpus_id"],
+        sub_question=state["sub_question"],
+        top_passage=state["evidence"][0]["id"],
+        ranked_units=state.get("hit_units", []),
+    )
+    if not answer:
+        return None
+    return {"decision": "DONE", **finished(state, context, answer, 1)}
 
 
 def finished(

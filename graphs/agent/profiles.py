@@ -18,6 +18,7 @@ MODEL_PROFILES: dict[str, dict[str, Any]] = {
         "evaluator_prompt": "full",
         "reader_focus_chars": 0,
         "final_hops": "evaluate",
+        "inner_hops": "evaluate",
     },
     "small": {
         "entity_selection": "off",
@@ -30,5 +31,6 @@ MODEL_PROFILES: dict[str, dict[str, Any]] = {
         "evaluator_prompt": "brief",
         "reader_focus_chars": 250,
         "final_hops": "read",
+        "inner_hops": "bridge",
     },
 }

@@ -266,6 +266,8 @@ class SubAgentState(SubAgentInput, SubAgentOutput, total=False):
     keywords: list[str]
     candidates: list[ScoredEntity]
     hits: list[PassageHit]
+    #: The search's units (proposition ids), best s(p) first: an inner hop's bridge reads them.
+    hit_units: list[int]
     prior: list[PassageHit]
     selected: list[int]
     evidence: list[Evidence]

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 
 from graphs.agent.budget import reached, spent
 from graphs.agent.context import GraspContext, chosen
-from graphs.agent.hop_end import finished, left_to_reader
+from graphs.agent.hop_end import bridge_end, finished, left_to_reader
 from graphs.agent.hop_reads import RoundRead
 from graphs.agent.progress import emit
 from graphs.agent.state import (
@@ -117,7 +117,13 @@ class SubAgentNodes:
             visited_propositions=state.get("visited_propositions", []),
             visited_entities=state.get("visited_entities", []),
         )
-        return {"candidates": found.entities, "hits": found.hits, "prior": found.prior}
+        units = [unit for unit, _ in found.propositions]
+        return {
+            "candidates": found.entities,
+            "hits": found.hits,
+            "prior": found.prior,
+            "hit_units": units,
+        }
 
     async def select_entities(
         self, state: SubAgentState, runtime: Runtime[GraspContext]
@@ -196,6 +202,8 @@ class SubAgentNodes:
         iteration = state.get("iteration", 1)
         if iteration == 1 and left_to_reader(state, context):
             return {"decision": "DONE", **finished(state, context, "", iteration)}
+        if iteration == 1 and (bridge := await bridge_end(state, context, services)):
+            return bridge
         # Past the budget this round is the last: the hop answers from what it has found.
         cut = iteration < context.max_iterations and over_budget(state, context)
         last = cut or iteration >= context.max_iterations

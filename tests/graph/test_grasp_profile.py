@@ -42,6 +42,7 @@ def test_auto_is_small_on_the_local_model_and_the_papers_elsewhere() -> None:
         "evaluator_prompt": "brief",
         "reader_focus_chars": 250,
         "final_hops": "read",
+        "inner_hops": "bridge",
     }
     assert (small.first_search, small.focus_chars) == ("question", 200)
     assert (small.evaluator_prompt, small.reader_focus_chars) == ("brief", 250)
@@ -56,6 +57,7 @@ def test_auto_is_small_on_the_local_model_and_the_papers_elsewhere() -> None:
     assert (paper.first_search, paper.focus_chars) == ("rewrite", 0)
     assert (paper.evaluator_prompt, paper.reader_focus_chars) == ("full", 0)
     assert (small.final_hops, paper.final_hops) == ("read", "evaluate")
+    assert (small.inner_hops, paper.inner_hops) == ("bridge", "evaluate")
     unset = {name: None for name in MODEL_PROFILES["paper"]}
     assert replace(small, profile="auto", **unset) == given
     assert replace(paper, profile="auto", **unset) == given

@@ -1,0 +1,76 @@
+"""inner_hops=bridge: a hop others build on takes its answer from its evidence, with no call."""
+
+from sqlalchemy import Engine
+
+from graphs.agent.context import GraspContext
+from graphs.agent.hop_end import bridged
+from graphs.agent.state import SubAgentState
+from store.corpora import corpus_id
+from store.unit_entities import best_unit_in_passage
+from tests.fixtures.films import EVALUATE, PLAN, READER, SELECT, build_corpus, rule, run, services
+from tests.graph.test_final_hops import READS_LISBON, SETTINGS
+from tests.graph.test_lean_agent import QUESTION, prompts, question_rules
+
+
+async def test_the_inner_hop_is_bridged_from_its_best_unit_and_no_evaluator_is_asked(
+    engine: Engine, database_url: str
+) -> None:
+    ids = build_corpus(engine)
+    finds_reyd = rule(
+        SELECT, "Looking for: Where was Tomas Reyd born?", reply={"entity_ids": [ids["Tomas Reyd"]]}
+    )
+    svc = services(engine, database_url, [finds_reyd, READS_LISBON, *question_rules(ids)])
+    state, trace = await run(
+        svc, QUESTION, thread="bridge", final_hops="read", inner_hops="bridge", **SETTINGS
+    )
+
+    kinds = [next(k for k in (PLAN, SELECT, EVALUATE, READER) if k in p) for p in prompts(svc)]
+    assert kinds == [PLAN, SELECT, SELECT, READER]
+    # "Blue Harbor was directed by Tomas Reyd.": Blue Harbor is the question's; Tomas Reyd a person.
+    assert state["answers"] == {1: "Tomas Reyd", 2: ""}
+    assert any("Looking for: Where was Tomas Reyd born?" in p for p in prompts(svc))
+    assert state["final_answer"] == "Lisbon"
+    assert "evaluate" not in [r["node"] for r in state["tokens"]["records"]]
+    assert trace["agents"][1][-1] == "evaluate"  # the node ran, and made no call
+    # Hop 1's answer is cited from the passage its unit came from, verified without tokens.
+    assert any(
+        c["title"] == "Blue Harbor" and c["hop"] == 1 and c["verified"] for c in state["citations"]
+    )
+
+
+def test_only_an_inner_hop_with_evidence_on_the_graph_search_is_bridged() -> None:
+    context = GraspContext(inner_hops="bridge")
+    evidence = [{"id": 1, "title": "Blue Harbor", "text": "…", "score": 1.0}]
+    inner: SubAgentState = {"final": False, "evidence": evidence}  # type: ignore[typeddict-item]
+    assert bridged(inner, context)
+    assert not bridged({**inner, "final": True}, context)
+    assert not bridged({**inner, "evidence": []}, context)
+    assert not bridged(inner, GraspContext(inner_hops="bridge", retrieval="dense"))
+    assert not bridged(inner, GraspContext(inner_hops="evaluate"))
+
+
+def test_the_best_unit_is_the_first_ranked_in_the_passage_with_its_entities_in_text_order(
+    engine: Engine,
+) -> None:
+    build_corpus(engine)
+    corpus = corpus_id(engine, "films")
+    with engine.connect() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT u.id, u.text, p.title, p.id FROM propositions u JOIN passages p"
+            " ON p.id = u.passage_id ORDER BY u.id"
+        ).all()
+    unit = {text: (uid, pid) for uid, text, _, pid in rows}
+    starring = unit["Blue Harbor is a 1998 drama film starring Mara Quell."]
+    directed = unit["Blue Harbor was directed by Tomas Reyd."]
+    lisbon = unit["Tomas Reyd was born in Lisbon in 1950."]
+    harbor = starring[1]
+
+    # Lisbon's unit ranks first but lies in another passage; of Blue Harbor's, the better wins.
+    best = best_unit_in_passage(engine, corpus, harbor, [lisbon[0], directed[0], starring[0]])
+    assert best is not None and best.id == directed[0]
+    assert best.entities == [("Blue Harbor", "Film"), ("Tomas Reyd", "Person")]
+    best = best_unit_in_passage(engine, corpus, harbor, [starring[0], directed[0]])
+    assert best is not None
+    assert best.entities == [("Blue Harbor", "Film"), ("Mara Quell", "Person")]
+    assert best_unit_in_passage(engine, corpus, harbor, [lisbon[0]]) is None
+    assert best_unit_in_passage(engine, corpus + 1000, harbor, [directed[0]]) is None

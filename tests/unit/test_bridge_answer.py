@@ -1,0 +1,38 @@
+"""inner_hops=bridge: the entity an inner hop's best unit names, of the type its question asks."""
+
+from nodes.agent.bridge_answer import asked_types, pick_answer
+
+
+def test_the_question_word_names_the_types_asked_for() -> None:
+    assert asked_types("Who directed Blue Harbor?") == asked_types("Whose album is Brother?")
+    assert "person" in (asked_types("Who directed Blue Harbor?") or set())
+    assert "date" in (asked_types("When did the Admiral Twin open?") or set())
+    assert "date" in (asked_types("In what year was Novair founded?") or set())
+    assert "place" in (asked_types("Where was Tomas Reyd born?") or set())
+    assert "place" in (asked_types("In which country is Clonbrook located?") or set())
+    assert "quantity" in (asked_types("How many stores are in Florida?") or set())
+    assert asked_types("What sport does David Jones play?") is None
+
+
+def test_the_first_new_entity_of_an_asked_type_is_the_answer() -> None:
+    named = [("Blue Harbor", "Film"), ("Mara Quell", "Person"), ("Tomas Reyd", "Person")]
+    assert pick_answer("Who directed Blue Harbor?", named) == "Mara Quell"
+    # A name the sub-question already holds is never its answer, whatever its type.
+    assert pick_answer("Who starred with Mara Quell?", named) == "Tomas Reyd"
+
+
+def test_a_type_the_question_does_not_ask_for_is_passed_over() -> None:
+    named = [("1998", "date"), ("Lisbon", "place"), ("Tomas Reyd", "person")]
+    assert pick_answer("Where was Tomas Reyd born?", named) == "Lisbon"
+    assert pick_answer("When was Tomas Reyd born?", named) == "1998"
+
+
+def test_with_no_entity_of_an_asked_type_every_new_name_is_given() -> None:
+    named = [("the Journal", "work"), ("Psychology", "topic"), ("the Journal", "work")]
+    assert pick_answer("Who published it?", named) == "the Journal, Psychology"
+    assert pick_answer("What field is it in?", named) == "the Journal"
+
+
+def test_nothing_new_gives_no_answer() -> None:
+    assert pick_answer("Who directed Blue Harbor?", [("Blue Harbor", "Film")]) == ""
+    assert pick_answer("Who directed Blue Harbor?", []) == ""
