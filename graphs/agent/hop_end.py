@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from graphs.agent.context import GraspContext, chosen
 from graphs.agent.hop_reads import HopRead
 from graphs.agent.progress import emit
-from graphs.agent.state import Evidence, SubAgentState
+from graphs.agent.state import Evidence, Observation, ObservationLog, SubAgentState
 from nodes.agent.bridge_answer import evidence_answer
 from nodes.deps import NodeServices
 
@@ -63,7 +63,7 @@ async def bridge_end(
     """
     if not bridged(state, context):
         return None
-    answer = await evidence_answer(
+    answer, unit = await evidence_answer(
         services,
         corpus_id=state["corpus_id"],
         sub_question=state["sub_question"],
@@ -72,7 +72,12 @@ async def bridge_end(
     )
     if not answer:
         return None
-    return {"decision": "DONE", **finished(state, context, answer, 1)}
+    # The unit it was read from is the round's one observation: the run page and the CLI show it.
+    note = ObservationLog(
+        cap=context.max_observations,
+        items=[Observation(iteration=1, text=f"read from the evidence: {unit}")],
+    )
+    return {"decision": "DONE", "observations": note, **finished(state, context, answer, 1)}
 
 
 def finished(

@@ -19,7 +19,7 @@ from store.unit_entities import best_unit_in_passage
 # The entity types each kind of question asks for, first match wins: the spaCy indexer's names,
 # and the words an LLM extractor commonly writes for the same kinds.
 _PLACES = frozenset(
-    "place location facility city country state county town region continent island river".split()
+    ["place", "location", "facility", "city", "country", "state", "county", "town", "region", "continent", "island", "river"]
 )
 _ASKS_FOR: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (
@@ -66,9 +66,13 @@ async def evidence_answer(
     sub_question: str,
     top_passage: int,
     ranked_units: Sequence[int],
-) -> str:
-    """The hop's answer from the best of its search's units in its top passage ("" if none)."""
+) -> tuple[str, str]:
+    """The hop's answer and the text of the unit it was read from ("", "" when none).
+
+    The unit is the best of the search's units in the hop's top passage.
+    """
     unit = await asyncio.to_thread(
         best_unit_in_passage, services.engine, corpus_id, top_passage, ranked_units
     )
-    return pick_answer(sub_question, unit.entities) if unit else ""
+    answer = pick_answer(sub_question, unit.entities) if unit else ""
+    return (answer, unit.text) if unit and answer else ("", "")

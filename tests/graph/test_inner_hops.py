@@ -3,8 +3,8 @@
 from sqlalchemy import Engine
 
 from graphs.agent.context import GraspContext
-from graphs.agent.hop_end import bridged
-from graphs.agent.state import SubAgentState
+from graphs.agent.hop_end import bridge_end, bridged
+from graphs.agent.state import Evidence, SubAgentState
 from store.corpora import corpus_id
 from store.unit_entities import best_unit_in_passage
 from tests.fixtures.films import EVALUATE, PLAN, READER, SELECT, build_corpus, rule, run, services
@@ -40,8 +40,8 @@ async def test_the_inner_hop_is_bridged_from_its_best_unit_and_no_evaluator_is_a
 
 def test_only_an_inner_hop_with_evidence_on_the_graph_search_is_bridged() -> None:
     context = GraspContext(inner_hops="bridge")
-    evidence = [{"id": 1, "title": "Blue Harbor", "text": "…", "score": 1.0}]
-    inner: SubAgentState = {"final": False, "evidence": evidence}  # type: ignore[typeddict-item]
+    evidence = [Evidence(id=1, title="Blue Harbor", text="…", score=1.0)]
+    inner: SubAgentState = {"final": False, "evidence": evidence}
     assert bridged(inner, context)
     assert not bridged({**inner, "final": True}, context)
     assert not bridged({**inner, "evidence": []}, context)
@@ -74,3 +74,35 @@ def test_the_best_unit_is_the_first_ranked_in_the_passage_with_its_entities_in_t
     assert best.entities == [("Blue Harbor", "Film"), ("Mara Quell", "Person")]
     assert best_unit_in_passage(engine, corpus, harbor, [lisbon[0]]) is None
     assert best_unit_in_passage(engine, corpus + 1000, harbor, [directed[0]]) is None
+
+
+async def test_a_bridged_hop_notes_the_unit_it_read_its_answer_from(
+    engine: Engine, database_url: str
+) -> None:
+    build_corpus(engine)
+    corpus = corpus_id(engine, "films")
+    with engine.connect() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT u.id, u.text, u.passage_id FROM propositions u ORDER BY u.id"
+        ).all()
+    unit = {text: (uid, pid) for uid, text, pid in rows}
+    directed, harbor = unit["Blue Harbor was directed by Tomas Reyd."]
+    evidence = [Evidence(id=harbor, title="Blue Harbor", text="…", score=1.0)]
+    state: SubAgentState = {
+        "corpus_id": corpus,
+        "index": 1,
+        "sub_question": "Who directed Blue Harbor?",
+        "final": False,
+        "evidence": evidence,
+        "hit_units": [directed],
+    }
+    context = GraspContext(inner_hops="bridge")
+    update = await bridge_end(state, context, services(engine, database_url, []))
+    assert update is not None
+    assert (update["decision"], update["answers"]) == ("DONE", {1: "Tomas Reyd"})
+    assert [o["text"] for o in update["observations"]["items"]] == [
+        "read from the evidence: Blue Harbor was directed by Tomas Reyd."
+    ]
+    # A unit that names nothing the question does not: the evaluator is asked instead.
+    asks: SubAgentState = {**state, "sub_question": "Who is Tomas Reyd of Blue Harbor?"}
+    assert await bridge_end(asks, context, services(engine, database_url, [])) is None
