@@ -57,7 +57,7 @@ def bridged(state: SubAgentState, context: GraspContext) -> bool:
 async def bridge_end(
     state: SubAgentState, context: GraspContext, services: NodeServices
 ) -> SubAgentState | None:
-    """A bridged hop's DONE update; None when it is not bridged or its best unit names nothing new.
+    """A bridged hop's DONE update; None when not bridged or its best unit names no new entity.
 
     Then the evaluator reads the evidence, as it does for a final hop that found nothing.
     """

@@ -19,7 +19,20 @@ from store.unit_entities import best_unit_in_passage
 # The entity types each kind of question asks for, first match wins: the spaCy indexer's names,
 # and the words an LLM extractor commonly writes for the same kinds.
 _PLACES = frozenset(
-    ["place", "location", "facility", "city", "country", "state", "county", "town", "region", "continent", "island", "river"]
+    [
+        "place",
+        "location",
+        "facility",
+        "city",
+        "country",
+        "state",
+        "county",
+        "town",
+        "region",
+        "continent",
+        "island",
+        "river",
+    ]
 )
 _ASKS_FOR: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (
@@ -47,16 +60,19 @@ def asked_types(sub_question: str) -> frozenset[str] | None:
 def pick_answer(sub_question: str, entities: Sequence[tuple[str, str]]) -> str:
     """The first (name, type) the sub-question does not already name, of an asked type.
 
-    With no entity of an asked type, every new name, joined: the next hop's search still holds
-    the bridge, and the reader is not shown it.
+    "" when there is none: the evaluator then reads the hop's evidence (replayed on 140
+    questions, joining every new name instead lost two more answers; docs/experiments.md).
     """
     asked = set(normalise(sub_question).split())
-    new = [(name, kind) for name, kind in entities if set(normalise(name).split()) - asked]
     types = asked_types(sub_question)
-    typed = [name for name, kind in new if types is None or kind.lower() in types]
-    if typed:
-        return typed[0]
-    return ", ".join(dict.fromkeys(name for name, _ in new))
+    return next(
+        (
+            name
+            for name, kind in entities
+            if set(normalise(name).split()) - asked and (types is None or kind.lower() in types)
+        ),
+        "",
+    )
 
 
 async def evidence_answer(

@@ -27,9 +27,10 @@ def test_a_type_the_question_does_not_ask_for_is_passed_over() -> None:
     assert pick_answer("When was Tomas Reyd born?", named) == "1998"
 
 
-def test_with_no_entity_of_an_asked_type_every_new_name_is_given() -> None:
+def test_with_no_entity_of_an_asked_type_there_is_no_answer() -> None:
     named = [("the Journal", "work"), ("Psychology", "topic"), ("the Journal", "work")]
-    assert pick_answer("Who published it?", named) == "the Journal, Psychology"
+    assert pick_answer("Who published it?", named) == ""
+    # A question word that asks for no type takes the first new name.
     assert pick_answer("What field is it in?", named) == "the Journal"
 
 
