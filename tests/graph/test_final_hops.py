@@ -5,6 +5,7 @@ from sqlalchemy import Engine
 
 from graphs.cli.ask_report import AgentTrace, Round
 from graphs.cli.chat import AnswerPrinter
+from graphs.runtime.services import Services
 from graphs.viewer.model import PlanNode, RoundView
 from graphs.viewer.run_page import round_html
 from graphs.viewer.svg import box_lines
@@ -26,14 +27,19 @@ READS_LISBON = rule(
 SETTINGS = {"first_search": "question", "synthesis": "reader"}
 
 
-async def test_the_final_hop_is_answered_by_the_reader_without_an_evaluator_call(
-    engine: Engine, database_url: str
-) -> None:
+def reader_services(engine: Engine, database_url: str) -> Services:
+    """The films corpus and a script whose last hop finds Tomas Reyd's passage and reads Lisbon."""
     ids = build_corpus(engine)
     finds_reyd = rule(
         SELECT, "Looking for: Where was Tomas Reyd born?", reply={"entity_ids": [ids["Tomas Reyd"]]}
     )
-    svc = services(engine, database_url, [finds_reyd, READS_LISBON, *question_rules(ids)])
+    return services(engine, database_url, [finds_reyd, READS_LISBON, *question_rules(ids)])
+
+
+async def test_the_final_hop_is_answered_by_the_reader_without_an_evaluator_call(
+    engine: Engine, database_url: str
+) -> None:
+    svc = reader_services(engine, database_url)
     state, trace = await run(svc, QUESTION, thread="final-read", final_hops="read", **SETTINGS)
 
     # Hop 1 (hop 2 builds on it) is judged; hop 2 searches once and is read by the reader.

@@ -7,19 +7,15 @@ from graphs.agent.hop_end import bridge_end, bridged
 from graphs.agent.state import Evidence, SubAgentState
 from store.corpora import corpus_id
 from store.unit_entities import best_unit_in_passage
-from tests.fixtures.films import EVALUATE, PLAN, READER, SELECT, build_corpus, rule, run, services
-from tests.graph.test_final_hops import READS_LISBON, SETTINGS
-from tests.graph.test_lean_agent import QUESTION, prompts, question_rules
+from tests.fixtures.films import EVALUATE, PLAN, READER, SELECT, build_corpus, run, services
+from tests.graph.test_final_hops import SETTINGS, reader_services
+from tests.graph.test_lean_agent import QUESTION, prompts
 
 
 async def test_the_inner_hop_is_bridged_from_its_best_unit_and_no_evaluator_is_asked(
     engine: Engine, database_url: str
 ) -> None:
-    ids = build_corpus(engine)
-    finds_reyd = rule(
-        SELECT, "Looking for: Where was Tomas Reyd born?", reply={"entity_ids": [ids["Tomas Reyd"]]}
-    )
-    svc = services(engine, database_url, [finds_reyd, READS_LISBON, *question_rules(ids)])
+    svc = reader_services(engine, database_url)
     state, trace = await run(
         svc, QUESTION, thread="bridge", final_hops="read", inner_hops="bridge", **SETTINGS
     )
@@ -38,6 +34,14 @@ async def test_the_inner_hop_is_bridged_from_its_best_unit_and_no_evaluator_is_a
     )
 
 
+def films_units(engine: Engine) -> tuple[int, dict[str, tuple[int, int]]]:
+    """The films corpus built; its id, and each unit's (id, passage id) by its text."""
+    build_corpus(engine)
+    with engine.connect() as connection:
+        rows = connection.exec_driver_sql("SELECT id, text, passage_id FROM propositions").all()
+    return corpus_id(engine, "films"), {text: (uid, pid) for uid, text, pid in rows}
+
+
 def test_only_an_inner_hop_with_evidence_on_the_graph_search_is_bridged() -> None:
     context = GraspContext(inner_hops="bridge")
     evidence = [Evidence(id=1, title="Blue Harbor", text="…", score=1.0)]
@@ -52,14 +56,7 @@ def test_only_an_inner_hop_with_evidence_on_the_graph_search_is_bridged() -> Non
 def test_the_best_unit_is_the_first_ranked_in_the_passage_with_its_entities_in_text_order(
     engine: Engine,
 ) -> None:
-    build_corpus(engine)
-    corpus = corpus_id(engine, "films")
-    with engine.connect() as connection:
-        rows = connection.exec_driver_sql(
-            "SELECT u.id, u.text, p.title, p.id FROM propositions u JOIN passages p"
-            " ON p.id = u.passage_id ORDER BY u.id"
-        ).all()
-    unit = {text: (uid, pid) for uid, text, _, pid in rows}
+    corpus, unit = films_units(engine)
     starring = unit["Blue Harbor is a 1998 drama film starring Mara Quell."]
     directed = unit["Blue Harbor was directed by Tomas Reyd."]
     lisbon = unit["Tomas Reyd was born in Lisbon in 1950."]
@@ -79,13 +76,7 @@ def test_the_best_unit_is_the_first_ranked_in_the_passage_with_its_entities_in_t
 async def test_a_bridged_hop_notes_the_unit_it_read_its_answer_from(
     engine: Engine, database_url: str
 ) -> None:
-    build_corpus(engine)
-    corpus = corpus_id(engine, "films")
-    with engine.connect() as connection:
-        rows = connection.exec_driver_sql(
-            "SELECT u.id, u.text, u.passage_id FROM propositions u ORDER BY u.id"
-        ).all()
-    unit = {text: (uid, pid) for uid, text, pid in rows}
+    corpus, unit = films_units(engine)
     directed, harbor = unit["Blue Harbor was directed by Tomas Reyd."]
     evidence = [Evidence(id=harbor, title="Blue Harbor", text="…", score=1.0)]
     state: SubAgentState = {
