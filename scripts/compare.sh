@@ -11,6 +11,8 @@
 #   bash scripts/compare.sh collect-2wiki METHOD
 #   bash scripts/compare.sh next            # the next unseen slices (MuSiQue 61-80, HotpotQA 41-60)
 #   bash scripts/compare.sh collect-next METHOD
+#   bash scripts/compare.sh collect-unseen METHOD  # MuSiQue 81-100 + HotpotQA 61-100, run by hand
+#     (grasp eval ... --offset 80 --limit 20 / --offset 60 --limit 40 --name unseen-METHOD)
 #
 # The held-out slices were chosen on by nothing: every method there runs from HELDOUT_COMMIT
 # (GRASP as it stands after issue 31's changes) and is pooled into results/heldout40/. The
@@ -157,7 +159,8 @@ case "${1:-}" in
     collect-2wiki) collect_wiki "${2:?collect-2wiki needs a method name}" ;;
     next) next_slices ;;
     collect-next) pool_slices next40 "next-${2:?collect-next needs a method name}" ;;
+    collect-unseen) pool_slices unseen60 "unseen-${2:?collect-unseen needs a method name}" ;;
     *) echo "usage: bash scripts/compare.sh run | collect METHOD | heldout | collect-heldout METHOD |" \
-            "2wiki | collect-2wiki METHOD | next | collect-next METHOD" >&2
+            "2wiki | collect-2wiki METHOD | next | collect-next METHOD | collect-unseen METHOD" >&2
        exit 2 ;;
 esac
