@@ -43,13 +43,15 @@ def left_to_reader(state: SubAgentState, context: GraspContext) -> bool:
 def bridged(state: SubAgentState, context: GraspContext) -> bool:
     """Whether this inner hop takes its answer from its evidence, with no call (`inner_hops`).
 
-    Only a hop others build on, and only on what the graph search found: its answer fills their
+    Only a hop others build on, and only on passages the graph search found (with
+    evidence=propositions an evidence id is a unit's, not a passage's): its answer fills their
     `#k`. The reader (synthesis=reader) reads passages, not hop answers.
     """
     return (
         chosen(context.inner_hops, "inner_hops") == "bridge"
         and not state.get("final")
         and context.retrieval == "grasp"
+        and context.evidence == "passages"
         and bool(state.get("evidence"))
     )
 

@@ -50,6 +50,7 @@ def test_only_an_inner_hop_with_evidence_on_the_graph_search_is_bridged() -> Non
     assert not bridged({**inner, "final": True}, context)
     assert not bridged({**inner, "evidence": []}, context)
     assert not bridged(inner, GraspContext(inner_hops="bridge", retrieval="dense"))
+    assert not bridged(inner, GraspContext(inner_hops="bridge", evidence="propositions"))
     assert not bridged(inner, GraspContext(inner_hops="evaluate"))
 
 
