@@ -51,6 +51,10 @@ _ASKS_FOR: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
 )
 
 
+#: The asked type a unit's other fitting entities go before.
+_LAST_RESORT = "group"
+
+
 def asked_types(sub_question: str) -> frozenset[str] | None:
     """The entity types the sub-question asks for; None when its words name no type."""
     lowered = sub_question.lower()
@@ -65,6 +69,10 @@ def pick_answer(sub_question: str, entities: Sequence[tuple[str, str]]) -> str:
     """
     asked = set(normalise(sub_question).split())
     types = asked_types(sub_question)
+    if types is not None:
+        # spaCy's "group" is a nationality or creed ("American"): it answers "who" only when no
+        # person or organization in the unit does (a stable sort keeps the text order otherwise).
+        entities = sorted(entities, key=lambda entity: entity[1].lower() == _LAST_RESORT)
     return next(
         (
             name

@@ -37,3 +37,13 @@ def test_with_no_entity_of_an_asked_type_there_is_no_answer() -> None:
 def test_nothing_new_gives_no_answer() -> None:
     assert pick_answer("Who directed Blue Harbor?", [("Blue Harbor", "Film")]) == ""
     assert pick_answer("Who directed Blue Harbor?", []) == ""
+
+
+def test_a_nationality_answers_who_only_when_no_person_or_organization_does() -> None:
+    # spaCy types "American" (NORP) as a group; the person named after it is the one asked for.
+    named = [("Blue Harbor", "topic"), ("American", "group"), ("Mara Quell", "person")]
+    assert pick_answer("Who directed Blue Harbor?", named) == "Mara Quell"
+    assert pick_answer("Who directed Blue Harbor?", named[:2]) == "American"
+    # A question that asks for no type takes the first new name, a nationality included.
+    nationality_first = [("American", "group"), ("Blue Harbor", "topic")]
+    assert pick_answer("What is the nationality of Mara Quell?", nationality_first) == "American"
