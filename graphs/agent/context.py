@@ -156,7 +156,7 @@ class GraspContext(PeerContext):
     planner: Planner = setting("on", "agent", "ablation: on, or off (one hop for the question)")
     max_iterations: int = setting(3, "agent", "search rounds a hop may take before it answers")
     max_observations: int = setting(12, "agent", "cap of a hop's observation list")
-    reader_passages: int = setting(5, "agent", "synthesis=reader: passages it reads")
+    reader_passages: int = setting(4, "agent", "synthesis=reader: passages it reads")
     final_hops: FinalHops | None = by_profile(
         "final_hops", "agent", "synthesis=reader: a final hop's evaluator answers it, or the reader"
     )

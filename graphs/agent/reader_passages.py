@@ -1,4 +1,9 @@
-"""The passages GRASP's reader reads: the hops' passages, answer-stating ones first, in turn."""
+"""The passages GRASP's reader reads: the hops' passages, answer-stating ones first, in turn.
+
+An inner hop (one a later step builds on) hands on only its first: the passage its answer came
+from. Its other passages are about the bridge entity, and they led the small reader to answer
+with it; the last hops' passages fill the places (docs/experiments.md).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from graphs.agent.hop_reads import HopRead
 from graphs.agent.state import GraspState
 from graphs.runtime.services import Services
 from nodes.agent.evaluate import UNKNOWN
+from nodes.agent.plan_dag import SubQuestion
 from nodes.agent.synthesize import answer_first, reading_order, unique_ids
 from nodes.citations.text import normalise
 from store.passage_search import passages_by_id
@@ -34,11 +40,20 @@ def unknown_hops_first_round(
     return chosen
 
 
+def inner_hops_first_only(
+    hops: Mapping[int, Sequence[int]], sub_questions: Sequence[SubQuestion]
+) -> dict[int, list[int]]:
+    """Each hop's passages, an inner hop's cut to its first."""
+    inner = {k for sq in sub_questions for k in sq["depends_on"]}
+    return {k: list(ids[:1] if k in inner else ids) for k, ids in hops.items()}
+
+
 async def hop_passage_texts(services: Services, state: GraspState, limit: int) -> list[PassageText]:
     """The hops' passages the reader reads, each once, ≤ `limit`.
 
     Each hop's passages that state its answer come first (`answer_first`), then hops are read in
     turn (`reading_order`): the passage a hop answered from is the one the reader most needs.
+    An inner hop gives that passage alone (`inner_hops_first_only`).
     """
     answers = state.get("answers", {})
     hops = unknown_hops_first_round(
@@ -49,4 +64,5 @@ async def hop_passage_texts(services: Services, state: GraspState, limit: int) -
     found = await asyncio.to_thread(passages_by_id, services.engine, unique_ids(hops))
     texts = {p.id: p for p in found}
     hops = answer_first(hops, answers, {p.id: f"{p.title}. {p.text}" for p in found})
+    hops = inner_hops_first_only(hops, state.get("sub_questions", []))
     return [texts[i] for i in reading_order(hops, limit) if i in texts]

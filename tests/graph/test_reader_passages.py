@@ -6,6 +6,7 @@ from graphs.agent.hop_reads import HopRead, RoundRead
 from graphs.agent.reader_passages import hop_passage_texts
 from graphs.agent.state import GraspState
 from graphs.runtime.services import Services
+from nodes.agent.plan_dag import SubQuestion
 from store.engine import transaction
 from store.models import Passage
 from tests.fixtures.films import build_corpus, services
@@ -74,3 +75,26 @@ async def test_a_hop_that_searched_again_and_found_nothing_gives_its_first_round
         "Ivo Strand",
         "Lena Marsh",
     ]
+
+
+async def test_an_inner_hop_gives_the_reader_only_the_passage_its_answer_came_from(
+    engine: Engine, database_url: str
+) -> None:
+    svc, (blue, tomas, ivo, lena) = films(engine, database_url)
+    # Step 2 builds on step 1 ("Where was #1 born?"): step 1's answer-stating passage, Blue
+    # Harbor, is all it hands on, and step 2's passages fill the other places.
+    steps = [
+        SubQuestion(index=1, text="Who directed Blue Harbor?", depends_on=[]),
+        SubQuestion(index=2, text="Where was #1 born?", depends_on=[1]),
+    ]
+    state = GraspState(
+        hop_passages={1: [ivo, blue, lena], 2: [tomas, lena, ivo]},
+        answers={1: "Tomas Reyd", 2: ""},
+        sub_questions=steps,
+    )
+    read = await hop_passage_texts(svc, state, 4)
+    assert [p.title for p in read] == ["Blue Harbor", "Tomas Reyd", "Lena Marsh", "Ivo Strand"]
+    # With no step built on another, every hop is read in turn, as before.
+    state = GraspState(hop_passages=state["hop_passages"], answers=state["answers"])
+    read = await hop_passage_texts(svc, state, 4)
+    assert [p.title for p in read] == ["Blue Harbor", "Tomas Reyd", "Ivo Strand", "Lena Marsh"]
