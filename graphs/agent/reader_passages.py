@@ -14,7 +14,7 @@ from graphs.agent.hop_reads import HopRead
 from graphs.agent.state import GraspState
 from graphs.runtime.services import Services
 from nodes.agent.evaluate import UNKNOWN
-from nodes.agent.plan_dag import SubQuestion
+from nodes.agent.plan_dag import SubQuestion, inner_hops
 from nodes.agent.synthesize import answer_first, reading_order, unique_ids
 from nodes.citations.text import normalise
 from store.passage_search import passages_by_id
@@ -44,7 +44,7 @@ def inner_hops_first_only(
     hops: Mapping[int, Sequence[int]], sub_questions: Sequence[SubQuestion]
 ) -> dict[int, list[int]]:
     """Each hop's passages, an inner hop's cut to its first."""
-    inner = {k for sq in sub_questions for k in sq["depends_on"]}
+    inner = inner_hops(sub_questions)
     return {k: list(ids[:1] if k in inner else ids) for k, ids in hops.items()}
 
 

@@ -51,7 +51,7 @@ _ASKS_FOR: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
 )
 
 
-#: The asked type a unit's other fitting entities go before.
+#: The type "who" asks for last: a unit's other fitting entities go before it.
 _LAST_RESORT = "group"
 
 
@@ -69,7 +69,7 @@ def pick_answer(sub_question: str, entities: Sequence[tuple[str, str]]) -> str:
     """
     asked = set(normalise(sub_question).split())
     types = asked_types(sub_question)
-    if types is not None:
+    if types is not None and _LAST_RESORT in types:
         # spaCy's "group" is a nationality or creed ("American"): it answers "who" only when no
         # person or organization in the unit does (a stable sort keeps the text order otherwise).
         entities = sorted(entities, key=lambda entity: entity[1].lower() == _LAST_RESORT)

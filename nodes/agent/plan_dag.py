@@ -29,10 +29,14 @@ class SubQuestion(TypedDict):
     depends_on: list[int]
 
 
+def inner_hops(sub_questions: Sequence[SubQuestion]) -> set[int]:
+    """The sub-questions a later one builds on: their answers fill its `#k`."""
+    return {k for sq in sub_questions for k in sq["depends_on"]}
+
+
 def final_hops(sub_questions: Sequence[SubQuestion]) -> set[int]:
     """The sub-questions no other one builds on: the final answer comes from theirs."""
-    needed = {k for sq in sub_questions for k in sq["depends_on"]}
-    return {sq["index"] for sq in sub_questions} - needed
+    return {sq["index"] for sq in sub_questions} - inner_hops(sub_questions)
 
 
 def placeholders(text: str) -> list[int]:
