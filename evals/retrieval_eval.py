@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from sqlalchemy import Engine
@@ -24,9 +24,9 @@ from nodes.embedding import Embedder
 from nodes.retrieval.methods import PprParams, ppr_passages, proprag_passages, sa_rag_passages
 from nodes.retrieval.proprag import PropRagParams
 from nodes.retrieval.spreading_activation import SpreadingParams
-from store.grasp_retrieval import search_entities, vote_passages
 from store.passage_search import ranked_bm25_passages, ranked_dense_passages
 from store.retrieval import FloatVector
+from store.single_pass import single_pass_passages
 
 log = logging.getLogger(__name__)
 
@@ -75,17 +75,9 @@ def make_retriever(
         )
 
     def grasp(query: str, vector: FloatVector, k: int) -> list[int]:
-        found = search_entities(engine, corpus=corpus, query=vector, keywords=query, params=params)
-        vote = vote_passages(
-            engine,
-            corpus=corpus,
-            query=vector,
-            entities=[e["id"] for e in found.entities],
-            params=replace(params, k_passages=k),
-            hits=found.hits,
-            prior=found.prior,
+        return single_pass_passages(
+            engine, corpus=corpus, query=vector, keywords=query, params=params, k=k
         )
-        return [passage["id"] for passage in vote.items]
 
     def dense(query: str, vector: FloatVector, k: int) -> list[int]:
         return ranked_dense_passages(engine, corpus, vector, k)

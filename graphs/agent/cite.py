@@ -52,11 +52,13 @@ def turn_claims(
     reads: Mapping[int, HopRead],
     passages: Mapping[int, CitedText],
     propositions: Mapping[int, CitedText],
+    question_best: CitedText | None = None,
 ) -> tuple[Claim, list[Claim]]:
     """The final answer's claim and each hop's, with the texts each was read from.
 
     The final answer may stand in any hop's reading, the last hop's first (it most often
-    answers the question).
+    answers the question), and last in the whole question's best passage, which the reader
+    read beside the hops' (no hop and no round found it).
     """
     hops = []
     for sq in sub_questions:
@@ -65,11 +67,19 @@ def turn_claims(
         resolved = substitute(sq["text"], answers)
         hops.append(Claim(resolved, answers.get(k, UNKNOWN), read, hop=k))
     every = tuple(text for hop in reversed(hops) for text in hop.read)
+    if question_best is not None:
+        q = question_best
+        every += (ReadText(q.passage_id, q.title, q.source, q.text),)
     return Claim(question=question, answer=answer, read=every), hops
 
 
-async def turn_citations(services: Services, state: GraspState, answer: str) -> list[Citation]:
-    """The citations of the turn's final answer `answer` (none when the hops read nothing)."""
+async def turn_citations(
+    services: Services, state: GraspState, answer: str, question_best: int | None = None
+) -> list[Citation]:
+    """The citations of the turn's final answer `answer` (none when the hops read nothing).
+
+    `question_best`: the whole question's best passage, when the reader read it too.
+    """
     reads = {int(k): v for k, v in state.get("hop_reads", {}).items()}
     corpus = state.get("corpus_id")
     if corpus is None or not reads:
@@ -78,6 +88,8 @@ async def turn_citations(services: Services, state: GraspState, answer: str) -> 
     for read in reads.values():
         for rounds in read.get("rounds", []):
             ids[rounds["kind"]].update(rounds["ids"])
+    if question_best is not None:
+        ids["passages"].add(question_best)
     passages, propositions = await asyncio.to_thread(
         cited_texts, services.engine, corpus, sorted(ids["passages"]), sorted(ids["propositions"])
     )
@@ -90,5 +102,6 @@ async def turn_citations(services: Services, state: GraspState, answer: str) -> 
         reads,
         passages,
         propositions,
+        passages.get(question_best) if question_best is not None else None,
     )
     return cite_answer(final, hops)

@@ -20,7 +20,7 @@ from graphs.agent.cite import turn_citations
 from graphs.agent.context import GraspContext, chosen
 from graphs.agent.plan_review import add_plan_review
 from graphs.agent.progress import emit, stream_writer
-from graphs.agent.reader_passages import hop_passage_texts
+from graphs.agent.reader_passages import hop_passage_texts, question_passage
 from graphs.agent.state import (
     Dependency,
     GraspInput,
@@ -78,10 +78,12 @@ async def final_answer(
     context: GraspContext,
     chain: list[tuple[str, str]],
     deltas: AnswerDeltas,
+    question_best: int | None = None,
 ) -> tuple[str, str, list[LlmResult]]:
     """The final answer, its justification and its calls: the reader or the findings synthesis.
 
     A reply that cannot be used gives the last sub-answer; `bridge_check` mends a bridge slip.
+    The reader also reads `question_best`, the whole question's best passage (`question_passage`).
     """
     answers = state.get("answers", {})
     tag = CallTag(node="synthesize", corpus_id=state.get("corpus_id"), run_id=run_id())
@@ -89,7 +91,9 @@ async def final_answer(
         with deltas.listening():
             if context.synthesis == "reader":
                 passages = focused_passages(
-                    await hop_passage_texts(services, state, context.reader_passages),
+                    await hop_passage_texts(
+                        services, state, context.reader_passages, question_best
+                    ),
                     reader_query(state["question"], chain),
                     chosen(context.reader_focus_chars, "reader_focus_chars"),
                 )
@@ -241,10 +245,11 @@ class ParentNodes:
         ]
         emit("synthesizing", hops=len(chain))
         deltas = AnswerDeltas(stream_writer())
-        answer, why, results = await final_answer(services, state, context, chain, deltas)
+        best = await question_passage(services, state, context)
+        answer, why, results = await final_answer(services, state, context, chain, deltas, best)
         tokens = report_tokens(tally("synthesize", results), before=state.get("tokens"))
         deltas.finish(answer)
-        citations = await turn_citations(services, state, answer)
+        citations = await turn_citations(services, state, answer, best)
         emit("answer", answer=answer, justification=why, citations=citations)
         this_turn = add_usage(usage_of(state.get("tokens")), usage_of(tokens))
         earlier = [t["tokens"] for t in state.get("turns", [])]

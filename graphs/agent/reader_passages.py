@@ -2,7 +2,9 @@
 
 An inner hop (one a later step builds on) hands on only its first: the passage its answer came
 from. Its other passages are about the bridge entity, and they led the small reader to answer
-with it; the last hops' passages fill the places (docs/experiments.md).
+with it; the last hops' passages fill the places. The last place goes to the whole question's
+best passage when the hops did not find it: a plan that asked the wrong sub-questions still
+leaves the reader the passage a one-pass reader would have read (docs/experiments.md).
 """
 
 from __future__ import annotations
@@ -10,11 +12,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 
+from graphs.agent.context import GraspContext
 from graphs.agent.hop_reads import HopRead
 from graphs.agent.state import GraspState
 from graphs.runtime.services import Services
 from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.plan_dag import SubQuestion, inner_hops
+from nodes.agent.search import best_passage
 from nodes.agent.synthesize import answer_first, reading_order, unique_ids
 from nodes.citations.text import normalise
 from store.passage_search import passages_by_id
@@ -48,12 +52,27 @@ def inner_hops_first_only(
     return {k: list(ids[:1] if k in inner else ids) for k, ids in hops.items()}
 
 
-async def hop_passage_texts(services: Services, state: GraspState, limit: int) -> list[PassageText]:
+async def question_passage(
+    services: Services, state: GraspState, context: GraspContext
+) -> int | None:
+    """The whole question's best passage, for the reader (None where the synthesis reads none)."""
+    corpus = state.get("corpus_id")
+    if context.synthesis != "reader" or corpus is None:
+        return None
+    return await best_passage(
+        services, corpus_id=corpus, question=state["question"], params=context.retrieval_params()
+    )
+
+
+async def hop_passage_texts(
+    services: Services, state: GraspState, limit: int, question_best: int | None = None
+) -> list[PassageText]:
     """The hops' passages the reader reads, each once, ≤ `limit`.
 
     Each hop's passages that state its answer come first (`answer_first`), then hops are read in
     turn (`reading_order`): the passage a hop answered from is the one the reader most needs.
-    An inner hop gives that passage alone (`inner_hops_first_only`).
+    An inner hop gives that passage alone (`inner_hops_first_only`). `question_best`, the whole
+    question's best passage, takes the last place when the hops' passages do not hold it.
     """
     answers = state.get("answers", {})
     hops = unknown_hops_first_round(
@@ -61,8 +80,14 @@ async def hop_passage_texts(services: Services, state: GraspState, limit: int) -
     )
     if not hops:
         return []
-    found = await asyncio.to_thread(passages_by_id, services.engine, unique_ids(hops))
+    extra = [] if question_best is None else [question_best]
+    found = await asyncio.to_thread(
+        passages_by_id, services.engine, list(dict.fromkeys(unique_ids(hops) + extra))
+    )
     texts = {p.id: p for p in found}
     hops = answer_first(hops, answers, {p.id: f"{p.title}. {p.text}" for p in found})
     hops = inner_hops_first_only(hops, state.get("sub_questions", []))
-    return [texts[i] for i in reading_order(hops, limit) if i in texts]
+    ids = reading_order(hops, limit)
+    if question_best is not None and question_best not in ids:
+        ids = ids[: limit - 1] + [question_best]
+    return [texts[i] for i in ids if i in texts]

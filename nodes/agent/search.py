@@ -9,6 +9,7 @@ from nodes.deps import NodeServices
 from nodes.embedding import Embedder
 from store.grasp_retrieval import EntitySearch, RetrievalParams, search_entities
 from store.retrieval import FloatVector
+from store.single_pass import single_pass_passages
 
 
 async def embed_query(embedder: Embedder, statement: str) -> FloatVector:
@@ -46,3 +47,20 @@ async def search(
         visited_propositions=visited_propositions,
         visited_entities=visited_entities,
     )
+
+
+async def best_passage(
+    services: NodeServices, *, corpus_id: int, question: str, params: RetrievalParams
+) -> int | None:
+    """The best passage for the whole question in one LLM-free pass (None in an empty corpus)."""
+    query = await embed_query(services.embedder, question)
+    found = await asyncio.to_thread(
+        single_pass_passages,
+        services.engine,
+        corpus=corpus_id,
+        query=query,
+        keywords=question,
+        params=params,
+        k=1,
+    )
+    return found[0] if found else None

@@ -93,3 +93,34 @@ def test_a_hop_left_to_the_reader_is_shown_as_such(capsys: pytest.CaptureFixture
     assert "    decision: DONE → (left to the reader)" in report.lines()
     answered = AgentTrace(1, rounds=[Round(1, "Who?", [], decision="DONE", answer="Tomas Reyd")])
     assert "    decision: DONE → Tomas Reyd" in answered.lines()
+
+
+async def test_the_reader_also_reads_the_questions_best_passage_and_cites_it(
+    engine: Engine, database_url: str
+) -> None:
+    # The one hop picks the wrong person (Ivo Strand), so the hops never read Lena Marsh's
+    # passage; the whole question's one-pass search finds it, the reader reads it last and
+    # answers from it, and the answer is cited from it, with no hop.
+    ids = build_corpus(engine)
+    question = "In which city was Lena Marsh born?"
+    svc = services(
+        engine,
+        database_url,
+        [
+            rule(
+                PLAN,
+                f"Question: {question}",
+                reply={"plan": "Find her birthplace.", "sub_questions": [question]},
+            ),
+            rule(SELECT, "Looking for: ", reply={"entity_ids": [ids["Ivo Strand"]]}),
+            rule(READER, "Lena Marsh was born in 1958 in Riga", reply={"answer": "Riga"}),
+        ],
+    )
+    state, _ = await run(svc, question, thread="question-best", final_hops="read", **SETTINGS)
+
+    (read,) = [p for p in prompts(svc) if READER in p]
+    assert read.index("Ivo Strand was born") < read.index("Lena Marsh was born in 1958 in Riga")
+    assert state["final_answer"] == "Riga"
+    assert [(c["title"], c["hop"], c["verified"]) for c in state["citations"]] == [
+        ("Lena Marsh", None, True)
+    ]

@@ -2,11 +2,13 @@
 
 from sqlalchemy import Engine, select
 
+from graphs.agent.context import GraspContext
 from graphs.agent.hop_reads import HopRead, RoundRead
-from graphs.agent.reader_passages import hop_passage_texts
+from graphs.agent.reader_passages import hop_passage_texts, question_passage
 from graphs.agent.state import GraspState
 from graphs.runtime.services import Services
 from nodes.agent.plan_dag import SubQuestion
+from store.corpora import corpus_id
 from store.engine import transaction
 from store.models import Passage
 from tests.fixtures.films import build_corpus, services
@@ -98,3 +100,43 @@ async def test_an_inner_hop_gives_the_reader_only_the_passage_its_answer_came_fr
     state = GraspState(hop_passages=state["hop_passages"], answers=state["answers"])
     read = await hop_passage_texts(svc, state, 4)
     assert [p.title for p in read] == ["Blue Harbor", "Tomas Reyd", "Ivo Strand", "Lena Marsh"]
+
+
+async def test_the_questions_best_passage_takes_the_last_place_when_the_hops_missed_it(
+    engine: Engine, database_url: str
+) -> None:
+    svc, (blue, tomas, ivo, lena) = films(engine, database_url)
+    steps = [
+        SubQuestion(index=1, text="Who directed Blue Harbor?", depends_on=[]),
+        SubQuestion(index=2, text="Where was #1 born?", depends_on=[1]),
+    ]
+    state = GraspState(
+        hop_passages={1: [ivo, blue], 2: [tomas, ivo]},
+        answers={1: "Tomas Reyd", 2: ""},
+        sub_questions=steps,
+    )
+    hops_only = ["Blue Harbor", "Tomas Reyd", "Ivo Strand"]
+    assert [p.title for p in await hop_passage_texts(svc, state, 4)] == hops_only
+    # A place is free: the question's passage joins at the end.
+    read = await hop_passage_texts(svc, state, 4, question_best=lena)
+    assert [p.title for p in read] == [*hops_only, "Lena Marsh"]
+    # No place is free: it takes the last one.
+    read = await hop_passage_texts(svc, state, 3, question_best=lena)
+    assert [p.title for p in read] == ["Blue Harbor", "Tomas Reyd", "Lena Marsh"]
+    # Already read: nothing moves.
+    read = await hop_passage_texts(svc, state, 3, question_best=tomas)
+    assert [p.title for p in read] == hops_only
+
+
+async def test_the_questions_best_passage_comes_from_one_pass_over_the_store(
+    engine: Engine, database_url: str
+) -> None:
+    svc, (blue, tomas, ivo, lena) = films(engine, database_url)
+    films_id = corpus_id(engine, "films")
+    reader = GraspContext(synthesis="reader")
+    state = GraspState(question="In which city was Lena Marsh born?", corpus_id=films_id)
+    assert await question_passage(svc, state, reader) == lena
+    state = GraspState(question="Who directed Blue Harbor?", corpus_id=films_id)
+    assert await question_passage(svc, state, reader) == blue
+    # Only the reader reads it; the findings synthesis never searches.
+    assert await question_passage(svc, state, GraspContext(synthesis="findings")) is None

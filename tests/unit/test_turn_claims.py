@@ -1,6 +1,7 @@
 from graphs.agent.cite import turn_claims
 from graphs.agent.hop_reads import HopRead
 from nodes.agent.plan_dag import SubQuestion
+from nodes.citations.attribution import cite_answer
 from store.citation_reads import CitedText
 
 QUESTION = "Where was the director of Jaws born?"
@@ -28,3 +29,23 @@ def test_the_final_claim_asks_the_users_question_and_the_hops_their_resolved_one
     # The final answer may stand in any hop's reading, the last hop's first.
     assert [t.passage_id for t in final.read] == [20, 10]
     assert [t.hop for t in final.read] == [2, 1]
+
+
+def test_the_questions_best_passage_is_read_last_and_cites_what_only_it_states() -> None:
+    # The reader also read the whole question's best passage, which no hop found; the final
+    # answer "Ohio" is stated there alone, so that passage is its source (no hop, no round).
+    answers = {1: "Steven Spielberg", 2: "Cincinnati"}
+    best = CitedText(30, 30, "Cincinnati", "Cincinnati is a city in Ohio.", "places.txt")
+
+    final, hops = turn_claims(QUESTION, "Ohio", STEPS, answers, READS, PASSAGES, {}, best)
+
+    assert [t.passage_id for t in final.read] == [20, 10, 30]
+    assert (final.read[-1].hop, final.read[-1].round) == (None, None)
+    cited = cite_answer(final, hops)
+    assert [(c["passage_id"], c["hop"], c["verified"]) for c in cited] == [
+        (10, 1, True),
+        (20, 2, True),
+        (30, None, True),
+    ]
+    assert cited[-1]["text"] == "Cincinnati is a city in Ohio."
+    assert cited[-1]["source"] == "places.txt"
