@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping, Sequence
 
+from graphs.agent.chat_messages import conversation_history
 from graphs.agent.context import GraspContext
 from graphs.agent.hop_reads import HopRead
 from graphs.agent.state import GraspState
@@ -55,12 +56,21 @@ def inner_hops_first_only(
 async def question_passage(
     services: Services, state: GraspState, context: GraspContext
 ) -> int | None:
-    """The whole question's best passage, for the reader (None where the synthesis reads none)."""
+    """The whole question's best passage, for the reader (None where the synthesis reads none).
+
+    A follow-up turn ("Where was he born?") names its subject only in the exchange before it,
+    so that exchange is searched with it.
+    """
     corpus = state.get("corpus_id")
     if context.synthesis != "reader" or corpus is None:
         return None
+    query = state["question"]
+    earlier = conversation_history(state, state.get("turns", []))
+    if earlier:
+        asked, answered = earlier[-1]
+        query = f"{asked} {answered} {query}"
     return await best_passage(
-        services, corpus_id=corpus, question=state["question"], params=context.retrieval_params()
+        services, corpus_id=corpus, question=query, params=context.retrieval_params()
     )
 
 

@@ -1,5 +1,6 @@
 """The reader's passages: each hop's answer-stating passage first, then the hops in turn."""
 
+from langchain_core.messages import AIMessage, HumanMessage
 from sqlalchemy import Engine, select
 
 from graphs.agent.context import GraspContext
@@ -138,5 +139,18 @@ async def test_the_questions_best_passage_comes_from_one_pass_over_the_store(
     assert await question_passage(svc, state, reader) == lena
     state = GraspState(question="Who directed Blue Harbor?", corpus_id=films_id)
     assert await question_passage(svc, state, reader) == blue
+    # A follow-up turn is searched with the exchange before it, which names its subject.
+    follow_up = GraspState(
+        question="Where was she born?",
+        corpus_id=films_id,
+        messages=[
+            HumanMessage("Which sculptor is in the collection?"),
+            AIMessage("Lena Marsh"),
+            HumanMessage("Where was she born?"),
+        ],
+    )
+    assert await question_passage(svc, follow_up, reader) == lena
+    alone = GraspState(question="Where was she born?", corpus_id=films_id)
+    assert await question_passage(svc, alone, reader) != lena
     # Only the reader reads it; the findings synthesis never searches.
     assert await question_passage(svc, state, GraspContext(synthesis="findings")) is None
