@@ -131,5 +131,5 @@ async def read_final_answer(
         error = MalformedOutput("the reader's answer is empty", results[-1].text if results else "")
         error.results = list(results)
         raise error
-    why = f"read from {len(passages)} passages of the hops"
+    why = f"read from {len(passages)} passages found for the question and its hops"
     return SynthesisReply(answer=reply.answer, justification=why), results
