@@ -14,6 +14,12 @@ from store.engine import transaction
 from store.models import Passage
 from tests.fixtures.films import build_corpus, services
 
+#: Step 2 builds on step 1.
+CHAIN = [
+    SubQuestion(index=1, text="Who directed Blue Harbor?", depends_on=[]),
+    SubQuestion(index=2, text="Where was #1 born?", depends_on=[1]),
+]
+
 
 def films(engine: Engine, database_url: str) -> tuple[Services, tuple[int, int, int, int]]:
     """Services over the films corpus and its passages' ids: Blue Harbor, Tomas Reyd, Ivo Strand,
@@ -86,14 +92,10 @@ async def test_an_inner_hop_gives_the_reader_only_the_passage_its_answer_came_fr
     svc, (blue, tomas, ivo, lena) = films(engine, database_url)
     # Step 2 builds on step 1 ("Where was #1 born?"): step 1's answer-stating passage, Blue
     # Harbor, is all it hands on, and step 2's passages fill the other places.
-    steps = [
-        SubQuestion(index=1, text="Who directed Blue Harbor?", depends_on=[]),
-        SubQuestion(index=2, text="Where was #1 born?", depends_on=[1]),
-    ]
     state = GraspState(
         hop_passages={1: [ivo, blue, lena], 2: [tomas, lena, ivo]},
         answers={1: "Tomas Reyd", 2: ""},
-        sub_questions=steps,
+        sub_questions=CHAIN,
     )
     read = await hop_passage_texts(svc, state, 4)
     assert [p.title for p in read] == ["Blue Harbor", "Tomas Reyd", "Lena Marsh", "Ivo Strand"]
@@ -107,14 +109,10 @@ async def test_the_questions_best_passage_takes_the_last_place_when_the_hops_mis
     engine: Engine, database_url: str
 ) -> None:
     svc, (blue, tomas, ivo, lena) = films(engine, database_url)
-    steps = [
-        SubQuestion(index=1, text="Who directed Blue Harbor?", depends_on=[]),
-        SubQuestion(index=2, text="Where was #1 born?", depends_on=[1]),
-    ]
     state = GraspState(
         hop_passages={1: [ivo, blue], 2: [tomas, ivo]},
         answers={1: "Tomas Reyd", 2: ""},
-        sub_questions=steps,
+        sub_questions=CHAIN,
     )
     hops_only = ["Blue Harbor", "Tomas Reyd", "Ivo Strand"]
     assert [p.title for p in await hop_passage_texts(svc, state, 4)] == hops_only
