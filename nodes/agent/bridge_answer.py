@@ -12,7 +12,7 @@ import asyncio
 import re
 from collections.abc import Sequence
 
-from nodes.citations.text import normalise
+from nodes.citations.text import content_words, normalise
 from nodes.deps import NodeServices
 from store.unit_entities import best_unit_in_passage
 
@@ -34,10 +34,18 @@ _PLACES = frozenset(
         "river",
     ]
 )
+_AGENTS = frozenset({"person", "organization", "organisation", "group", "company", "band"})
 _ASKS_FOR: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (re.compile(r"\bwho(m|se)?\b"), _AGENTS),
+    # "Which band …?" asks for what "who" asks for: spaCy types a band as a person or an
+    # organization, so the noun narrows nothing further.
     (
-        re.compile(r"\bwho(m|se)?\b"),
-        frozenset({"person", "organization", "organisation", "group", "company", "band"}),
+        re.compile(
+            r"\b(which|what) (\w+ )?(band|group|company|team|club|organi[sz]ation|label|firm"
+            r"|publisher|studio|airline|agency|corporation|person|actor|actress|singer|author"
+            r"|writer|player|director|composer|musician|artist|politician|founder|producer)s?\b"
+        ),
+        _AGENTS,
     ),
     (re.compile(r"\b(when|what year|which year|what date)\b"), frozenset({"date", "time", "year"})),
     (
@@ -54,6 +62,16 @@ _ASKS_FOR: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
 #: The type "who" asks for last: a unit's other fitting entities go before it.
 _LAST_RESORT = "group"
 
+#: Words that introduce another name for what was just named ("Maiden Japan, also known as
+#: "Heavy Metal Army", is a live EP by Iron Maiden").
+_ALIAS_CUE = re.compile(
+    r"\b(also known as|better known as|also called|formerly known as|previously known as"
+    r"|known as|a\.k\.a\.?|aka|or simply)\s+(just\s+)?[\"“'(]?$",
+    re.IGNORECASE,
+)
+#: A sub-question with one of these words asks for a name itself, an alias included.
+_ASKS_FOR_A_NAME = re.compile(r"\b(name|nickname|called|known|alias|title)\b")
+
 
 def asked_types(sub_question: str) -> frozenset[str] | None:
     """The entity types the sub-question asks for; None when its words name no type."""
@@ -61,13 +79,35 @@ def asked_types(sub_question: str) -> frozenset[str] | None:
     return next((types for pattern, types in _ASKS_FOR if pattern.search(lowered)), None)
 
 
-def pick_answer(sub_question: str, entities: Sequence[tuple[str, str]]) -> str:
+def alias_of_named(text: str, name: str, question: str) -> bool:
+    """Whether `text` introduces `name` as another name of something the question names.
+
+    "The Bubye River, also known as Bubi River, …": Bubi River is the river asked about, so it
+    cannot be the answer of a question about that river.
+    """
+    start = text.find(name)
+    while start != -1:
+        cue = _ALIAS_CUE.search(text[max(0, start - 80) : start])
+        if cue is not None:
+            before = text[max(0, start - 80) : start][: cue.start()]
+            clause = re.split(r"[.;]", before)[-1]
+            if content_words(clause) & content_words(question):
+                return True
+        start = text.find(name, start + 1)
+    return False
+
+
+def pick_answer(sub_question: str, entities: Sequence[tuple[str, str]], text: str = "") -> str:
     """The first (name, type) the sub-question does not already name, of an asked type.
 
     "" when there is none: the evaluator then reads the hop's evidence (replayed on 140
     questions, joining every new name instead lost two more answers; docs/experiments.md).
+    `text`, the unit the entities come from: a name it gives as an alias of a name the
+    sub-question holds is not new, unless the sub-question asks for a name.
     """
     asked = set(normalise(sub_question).split())
+    if text and not _ASKS_FOR_A_NAME.search(sub_question.lower()):
+        entities = [e for e in entities if not alias_of_named(text, e[0], sub_question)]
     types = asked_types(sub_question)
     if types is not None and _LAST_RESORT in types:
         # spaCy's "group" is a nationality or creed ("American"): it answers "who" only when no
@@ -98,5 +138,5 @@ async def evidence_answer(
     unit = await asyncio.to_thread(
         best_unit_in_passage, services.engine, corpus_id, top_passage, ranked_units
     )
-    answer = pick_answer(sub_question, unit.entities) if unit else ""
+    answer = pick_answer(sub_question, unit.entities, unit.text) if unit else ""
     return (answer, unit.text) if unit and answer else ("", "")

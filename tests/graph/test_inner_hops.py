@@ -5,9 +5,20 @@ from sqlalchemy import Engine
 from graphs.agent.context import GraspContext
 from graphs.agent.hop_end import bridge_end, bridged
 from graphs.agent.state import Evidence, SubAgentState
-from store.corpora import corpus_id
+from store.corpora import corpus_id, ensure_corpus
+from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
+from store.passage_writes import add_passages
 from store.unit_entities import best_unit_in_passage
-from tests.fixtures.films import EVALUATE, PLAN, READER, SELECT, build_corpus, run, services
+from tests.fixtures.films import (
+    EMBEDDER,
+    EVALUATE,
+    PLAN,
+    READER,
+    SELECT,
+    build_corpus,
+    run,
+    services,
+)
 from tests.graph.test_final_hops import SETTINGS, reader_services
 from tests.graph.test_lean_agent import QUESTION, prompts
 
@@ -98,3 +109,36 @@ async def test_a_bridged_hop_notes_the_unit_it_read_its_answer_from(
     # A unit that names nothing the question does not: the evaluator is asked instead.
     asks: SubAgentState = {**state, "sub_question": "Who is Tomas Reyd of Blue Harbor?"}
     assert await bridge_end(asks, context, services(engine, database_url, [])) is None
+
+
+ALBUM = 'Harbor Nights, also known as "Salt Army", is a live album by the rock band Grey Tide.'
+
+
+async def test_a_bridged_hop_reads_past_an_alias_the_unit_gives_for_the_asked_name(
+    engine: Engine, database_url: str
+) -> None:
+    # spaCy's small model types a band as a person and an album's alias as an organization.
+    corpus = ensure_corpus(engine, "albums", EMBEDDER.name)
+    (row,) = add_passages(engine, corpus, [("Harbor Nights", ALBUM)])
+    named = [("Harbor Nights", "work"), ("Salt Army", "organization"), ("Grey Tide", "person")]
+    entities = [ExtractedEntity(n, t, (0,), EMBEDDER.embed([t])[0]) for n, t in named]
+    write_extracted(
+        engine, corpus, [ExtractedPassage(row.id, [ALBUM], EMBEDDER.embed([ALBUM]), entities)]
+    )
+    with engine.connect() as connection:
+        (unit,) = connection.exec_driver_sql(
+            f"SELECT id FROM propositions WHERE corpus_id = {corpus}"
+        ).scalars()
+    state: SubAgentState = {
+        "corpus_id": corpus,
+        "index": 1,
+        "sub_question": "Which band made the live album Harbor Nights?",
+        "final": False,
+        "evidence": [Evidence(id=row.id, title="Harbor Nights", text="…", score=1.0)],
+        "hit_units": [unit],
+    }
+    update = await bridge_end(
+        state, GraspContext(inner_hops="bridge"), services(engine, database_url, [])
+    )
+    assert update is not None
+    assert update["answers"] == {1: "Grey Tide"}

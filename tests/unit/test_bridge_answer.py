@@ -47,3 +47,38 @@ def test_a_nationality_answers_who_only_when_no_person_or_organization_does() ->
     # A question that asks for no type takes the first new name, a nationality included.
     nationality_first = [("American", "group"), ("Blue Harbor", "topic")]
     assert pick_answer("What is the nationality of Mara Quell?", nationality_first) == "American"
+
+
+def test_which_band_asks_for_what_who_asks_for() -> None:
+    # spaCy types a band as a person as often as an organization: the noun narrows nothing.
+    assert asked_types("Which band made Harbor Nights?") == asked_types("Who made Harbor Nights?")
+    assert asked_types("What record label signed Grey Tide?") == asked_types("Who signed them?")
+    assert asked_types("Which actors starred in Blue Harbor?") == asked_types("Who starred?")
+    assert asked_types("What album did Grey Tide release?") is None
+
+
+ALBUM = 'Harbor Nights, also known as "Salt Army", is a live album by the rock band Grey Tide.'
+ALBUM_NAMED = [
+    ("Harbor Nights", "organization"),
+    ("Salt Army", "organization"),
+    ("Grey Tide", "person"),
+]
+
+
+def test_an_alias_of_a_name_the_question_holds_is_not_its_answer() -> None:
+    question = "Which band made the live album Harbor Nights?"
+    assert pick_answer(question, ALBUM_NAMED, ALBUM) == "Grey Tide"
+    # Without the unit's text the alias looks like a new organization.
+    assert pick_answer(question, ALBUM_NAMED) == "Salt Army"
+
+
+def test_an_alias_stays_an_answer_where_a_name_is_asked_for_or_it_names_something_else() -> None:
+    assert pick_answer("What else is Harbor Nights called?", ALBUM_NAMED, ALBUM) == "Salt Army"
+    # Salt Army is another name of the album, not of the band the question names.
+    assert (
+        pick_answer("Which album did Grey Tide record live?", ALBUM_NAMED, ALBUM) == "Harbor Nights"
+    )
+    renamed = "Since 2015 she sings in Drift Road, previously known as the JJ Band."
+    named = [("2015", "date"), ("Drift Road", "organization"), ("the JJ Band", "organization")]
+    assert pick_answer("Which band is Mira Sol a member of?", named, renamed) == "Drift Road"
+    assert pick_answer("What was Drift Road called before?", named[1:], renamed) == "the JJ Band"
