@@ -87,10 +87,10 @@ def alias_of_named(text: str, name: str, question: str) -> bool:
     """
     start = text.find(name)
     while start != -1:
-        cue = _ALIAS_CUE.search(text[max(0, start - 80) : start])
+        window = text[max(0, start - 80) : start]
+        cue = _ALIAS_CUE.search(window)
         if cue is not None:
-            before = text[max(0, start - 80) : start][: cue.start()]
-            clause = re.split(r"[.;]", before)[-1]
+            clause = re.split(r"[.;]", window[: cue.start()])[-1]
             if content_words(clause) & content_words(question):
                 return True
         start = text.find(name, start + 1)
