@@ -13,6 +13,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import Checkpointer, Overwrite, Send
 
+from graphs.agent.answer_checks import checked_answer
 from graphs.agent.answer_deltas import AnswerDeltas
 from graphs.agent.budget import reached, spent
 from graphs.agent.chat_messages import answer_message, conversation_history, turn_question
@@ -37,7 +38,6 @@ from graphs.agent.token_events import report_tokens, take_up
 from graphs.models.providers import is_local
 from graphs.runtime.services import Services
 from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, run_id
-from nodes.agent.bridge_check import bridge_slip
 from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.focus import focused_passages, reader_query
 from nodes.agent.plan import PlanRejected, make_plan
@@ -82,10 +82,10 @@ async def final_answer(
 ) -> tuple[str, str, list[LlmResult]]:
     """The final answer, its justification and its calls: the reader or the findings synthesis.
 
-    A reply that cannot be used gives the last sub-answer; `bridge_check` mends a bridge slip.
+    A reply that cannot be used gives the last sub-answer; `checked_answer` mends a bridge slip
+    and an unsupported "yes".
     The reader also reads `question_best`, the whole question's best passage (`question_passage`).
     """
-    answers = state.get("answers", {})
     tag = CallTag(node="synthesize", corpus_id=state.get("corpus_id"), run_id=run_id())
     try:
         with deltas.listening():
@@ -116,15 +116,7 @@ async def final_answer(
         log.warning("synthesis reply unusable (%s); giving the last sub-answer", exc)
         answer = chain[-1][1] if chain else UNKNOWN
         return answer, f"synthesis failed ({exc}); this is the last sub-answer", failed_calls(exc)
-    answer, why = reply.answer, reply.justification
-    slip = (
-        bridge_slip(answer, state.get("sub_questions", []), answers)
-        if chosen(context.bridge_check, "bridge_check")
-        else None
-    )
-    if slip:
-        log.info("bridge check: %s", slip.why())
-        answer, why = slip.answer, slip.why()
+    answer, why = await checked_answer(services, state, context, reply.answer, reply.justification)
     return answer, why, results
 
 

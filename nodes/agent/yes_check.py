@@ -1,0 +1,116 @@
+"""The yes check: a "yes" stands only if each yes/no hop's subject passage states its predicate.
+
+A small reader asked "Are Frozen and Escape from the Dark both animated features?" says "yes"
+with both passages before it, though the second calls the film a family drama. The plan has
+already split such a question into yes/no steps ("Is Escape from the Dark an animated
+feature?"), one subject each. A step's subject is the title of one of its own passages; when
+that passage says nothing of a content word of the step's predicate ("animated", "feature"),
+the step is not borne out, and the answer is "no". Steps that name no passage title, or whose
+predicate still joins several things, are not judged; nor are "same X" questions, which no
+single passage can settle.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from nodes.agent.plan_dag import SubQuestion
+from store.retrieval import PassageText
+
+
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_AUXILIARIES = _word_set("is are was were does do did has have had can could")
+_JOINERS = _word_set("and or both either neither same")
+_ARTICLES = _word_set("the a an")
+# Words that carry no claim of their own, and verbs a passage states a fact without ("X is a
+# city in Ohio" says where X is located): a passage need not say them.
+_FUNCTION_WORDS = _word_set(
+    """a an the of in on at to for from by with as into about than that this these those
+    it its his her their he she they one also ever still s any some all there
+    be been being is are was were do does did have has had can could
+    located situated based known considered called named"""
+)
+_WORD = re.compile(r"\w+")
+_PARENTHESIS = re.compile(r"\s*\([^)]*\)")
+_STEM = 4  # words share a stem when their first four letters agree ("British", "Britain")
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word tokens, punctuation dropped."""
+    return _WORD.findall(text.casefold())
+
+
+def same_stem(a: str, b: str) -> bool:
+    """Whether two words are one word's forms; short words must match exactly."""
+    if len(a) < _STEM or len(b) < _STEM:
+        return a == b
+    return a[:_STEM] == b[:_STEM]
+
+
+@dataclass(frozen=True)
+class UnsupportedYes:
+    """Step `hop`'s passage on `subject` leaves `missing`, words of the step's predicate, unsaid."""
+
+    hop: int
+    subject: str
+    missing: tuple[str, ...]
+
+    def why(self) -> str:
+        """One line for the run's justification."""
+        said = ", ".join(f'"{w}"' for w in self.missing)
+        return (
+            f"step {self.hop}'s passage on {self.subject} does not say {said}, so the answer is no"
+        )
+
+
+def subject_and_predicate(
+    sub_question: str, passages: Sequence[PassageText]
+) -> tuple[str, list[str]] | None:
+    """The step's subject (a passage title) and its predicate's words; None for other steps."""
+    tokens = words(sub_question)
+    if not tokens or tokens[0] not in _AUXILIARIES:
+        return None
+    rest = tokens[1:]
+    best: tuple[str, int] | None = None
+    for passage in passages:
+        title = _PARENTHESIS.sub("", passage.title).strip()
+        size = len(words(title))
+        # "Is the Woman's Viewpoint British?": an article before the name is not the title's.
+        for start in (0, 1) if rest and rest[0] in _ARTICLES else (0,):
+            end = start + size
+            if size and rest[start:end] == words(title) and (best is None or end > best[1]):
+                best = (title, end)
+    if best is None:
+        return None
+    predicate = rest[best[1] :]
+    if not predicate or "#" in sub_question or _JOINERS.intersection(predicate):
+        return None
+    return best[0], [w for w in predicate if w not in _FUNCTION_WORDS]
+
+
+def unsupported_yes(
+    answer: str,
+    sub_questions: Sequence[SubQuestion],
+    hop_passages: Mapping[int, Sequence[int]],
+    texts: Mapping[int, PassageText],
+) -> UnsupportedYes | None:
+    """The first yes/no step whose subject passage leaves its predicate unsaid; None otherwise."""
+    if words(answer) != ["yes"]:
+        return None
+    for sq in sub_questions:
+        passages = [texts[i] for i in hop_passages.get(sq["index"], []) if i in texts]
+        found = subject_and_predicate(sq["text"], passages)
+        if found is None or not found[1]:
+            continue
+        subject, predicate = found
+        page = next(p for p in passages if _PARENTHESIS.sub("", p.title).strip() == subject)
+        stated = words(f"{page.title} {page.text}")
+        missing = [w for w in predicate if not any(same_stem(w, t) for t in stated)]
+        if missing:
+            return UnsupportedYes(sq["index"], subject, tuple(missing))
+    return None
