@@ -44,6 +44,11 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text.casefold())
 
 
+def page_name(passage: PassageText) -> str:
+    """A passage's title without its parenthesis: "Frozen (2013 film)" names Frozen."""
+    return _PARENTHESIS.sub("", passage.title).strip()
+
+
 def same_stem(a: str, b: str) -> bool:
     """Whether two words are one word's forms; short words must match exactly."""
     if len(a) < _STEM or len(b) < _STEM:
@@ -77,7 +82,7 @@ def subject_and_predicate(
     rest = tokens[1:]
     best: tuple[str, int] | None = None
     for passage in passages:
-        title = _PARENTHESIS.sub("", passage.title).strip()
+        title = page_name(passage)
         size = len(words(title))
         # An article before the name ("Is the Woman's Viewpoint …") is not skipped: measured,
         # skipping it judged more steps and turned right answers too (docs/experiments.md).
@@ -106,7 +111,7 @@ def unsupported_yes(
         if found is None or not found[1]:
             continue
         subject, predicate = found
-        page = next(p for p in passages if _PARENTHESIS.sub("", p.title).strip() == subject)
+        page = next(p for p in passages if page_name(p) == subject)
         stated = words(f"{page.title} {page.text}")
         missing = [w for w in predicate if not any(same_stem(w, t) for t in stated)]
         if missing:

@@ -31,7 +31,8 @@ def test_the_subject_is_a_passage_title_and_the_rest_its_predicate() -> None:
 
 def test_a_yes_whose_step_passage_leaves_the_predicate_unsaid_becomes_no() -> None:
     plan = steps("Is Blue Harbor an animated feature?", "Is Night Lantern an animated feature?")
-    # Night Lantern's own passage never says "animated" or "feature": the side passage that does is not it.
+    # Night Lantern's own passage never says "animated" or "feature"; the side passage that
+    # does is not its page.
     found = unsupported_yes("Yes", plan, {1: [1, 3], 2: [3, 2]}, TEXTS)
     assert found is not None
     assert (found.hop, found.subject, found.missing) == (
