@@ -14,8 +14,11 @@ from graphs.agent.state import GraspState, SubQuestion
 from graphs.runtime.services import Services
 from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.plan_dag import substitute
-from nodes.citations.attribution import Citation, Claim, ReadText, cite_answer
+from nodes.agent.yes_check import step_pages
+from nodes.citations.attribution import Citation, Claim, ReadText, cite_answer, support
+from nodes.citations.text import is_yes_no, normalise
 from store.citation_reads import CitedText, cited_texts
+from store.retrieval import PassageText
 
 
 def hop_texts(
@@ -73,6 +76,39 @@ def turn_claims(
     return Claim(question=question, answer=answer, read=every), hops
 
 
+def pages_read(read: Sequence[ReadText]) -> list[PassageText]:
+    """The passages a hop read, once each, their texts read joined (a passage, or its units)."""
+    texts: dict[int, list[str]] = {}
+    titles: dict[int, str] = {}
+    for item in read:
+        texts.setdefault(item.passage_id, []).append(item.text)
+        titles.setdefault(item.passage_id, item.title)
+    return [PassageText(i, titles[i], " ".join(parts)) for i, parts in texts.items()]
+
+
+def step_citations(
+    answer: str, sub_questions: Sequence[SubQuestion], hops: Sequence[Claim]
+) -> list[Citation]:
+    """A yes/no answer's sources: each judged yes/no step's subject page (nodes/agent/yes_check).
+
+    Each is cited by its sentence nearest the step, verified when the page agrees with the
+    answer: it states the step's predicate for "yes", it leaves a word of it unsaid for "no".
+    """
+    if not is_yes_no(answer):
+        return []
+    by_hop = {h.hop: h for h in hops}
+    pages = {k: pages_read(h.read) for k, h in by_hop.items() if k is not None}
+    cited: list[Citation] = []
+    for step in step_pages(sub_questions, pages):
+        hop = by_hop[step.hop]
+        page = tuple(t for t in hop.read if t.passage_id == step.page.id)
+        citation = support(Claim(hop.question, answer, page, hop=step.hop))
+        if citation is not None:
+            citation["verified"] = (not step.missing) == (normalise(answer) == "yes")
+            cited.append(citation)
+    return cited
+
+
 async def turn_citations(
     services: Services, state: GraspState, answer: str, question_best: int | None = None
 ) -> list[Citation]:
@@ -94,14 +130,15 @@ async def turn_citations(
         cited_texts, services.engine, corpus, sorted(ids["passages"]), sorted(ids["propositions"])
     )
     answers = {int(k): v for k, v in state.get("answers", {}).items()}
+    sub_questions = state.get("sub_questions", [])
     final, hops = turn_claims(
         state["question"],
         answer,
-        state.get("sub_questions", []),
+        sub_questions,
         answers,
         reads,
         passages,
         propositions,
         passages.get(question_best) if question_best is not None else None,
     )
-    return cite_answer(final, hops)
+    return step_citations(answer, sub_questions, hops) or cite_answer(final, hops)

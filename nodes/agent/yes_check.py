@@ -96,6 +96,33 @@ def subject_and_predicate(
     return best[0], [w for w in predicate if w not in _FUNCTION_WORDS]
 
 
+@dataclass(frozen=True)
+class StepPage:
+    """Yes/no step `hop`'s subject page, and the words of its predicate the page leaves unsaid."""
+
+    hop: int
+    page: PassageText
+    missing: tuple[str, ...]
+
+
+def step_pages(
+    steps: Sequence[SubQuestion], pages: Mapping[int, Sequence[PassageText]]
+) -> list[StepPage]:
+    """Each judged yes/no step's subject page among `pages[step]`, in plan order."""
+    found: list[StepPage] = []
+    for sq in steps:
+        read = pages.get(sq["index"], [])
+        judged = subject_and_predicate(sq["text"], read)
+        if judged is None or not judged[1]:
+            continue
+        subject, predicate = judged
+        page = next(p for p in read if page_name(p) == subject)
+        stated = words(f"{page.title} {page.text}")
+        missing = tuple(w for w in predicate if not any(same_stem(w, t) for t in stated))
+        found.append(StepPage(sq["index"], page, missing))
+    return found
+
+
 def unsupported_yes(
     answer: str,
     sub_questions: Sequence[SubQuestion],
@@ -105,15 +132,8 @@ def unsupported_yes(
     """The first yes/no step whose subject passage leaves its predicate unsaid; None otherwise."""
     if words(answer) != ["yes"]:
         return None
-    for sq in sub_questions:
-        passages = [texts[i] for i in hop_passages.get(sq["index"], []) if i in texts]
-        found = subject_and_predicate(sq["text"], passages)
-        if found is None or not found[1]:
-            continue
-        subject, predicate = found
-        page = next(p for p in passages if page_name(p) == subject)
-        stated = words(f"{page.title} {page.text}")
-        missing = [w for w in predicate if not any(same_stem(w, t) for t in stated)]
-        if missing:
-            return UnsupportedYes(sq["index"], subject, tuple(missing))
+    pages = {k: [texts[i] for i in ids if i in texts] for k, ids in hop_passages.items()}
+    for step in step_pages(sub_questions, pages):
+        if step.missing:
+            return UnsupportedYes(step.hop, page_name(step.page), step.missing)
     return None

@@ -39,10 +39,15 @@ async def test_a_yes_the_second_steps_passage_does_not_bear_out_becomes_no(
     assert state["justification"] == (
         'step 2\'s passage on Lena Marsh does not say "painter", so the answer is no'
     )
-    # The AI message says "no" and cites the passage that settles it.
+    # The answer cites each step's page; only Lena Marsh's, which settles it, is verified.
+    cited = [(c["title"], c["text"], c["hop"], c["verified"]) for c in state["citations"]]
+    assert cited == [
+        ("Ivo Strand", "Ivo Strand is a painter.", 1, False),
+        ("Lena Marsh", "Lena Marsh is a sculptor.", 2, True),
+    ]
     (block,) = state["messages"][-1].content
     assert block["text"] == "no"
-    assert [a["cited_text"] for a in block["annotations"]] == ["Lena Marsh is a sculptor."]
+    assert [a["cited_text"] for a in block["annotations"]] == [c[1] for c in cited]
 
 
 async def test_a_yes_every_step_bears_out_stands(engine: Engine, database_url: str) -> None:
@@ -56,3 +61,8 @@ async def test_a_yes_every_step_bears_out_stands(engine: Engine, database_url: s
     state, _ = await run(svc, question, thread="yes-stands", **SETTINGS)
 
     assert state["final_answer"] == "yes"
+    # Both pages bear the "yes" out, so both citations are verified.
+    assert [(c["text"], c["verified"]) for c in state["citations"]] == [
+        ("Ivo Strand is a painter.", True),
+        ("Tomas Reyd is a film director.", True),
+    ]
