@@ -9,7 +9,7 @@ from graphs.agent.context import GraspContext, chosen
 from graphs.agent.state import GraspState
 from graphs.runtime.services import Services
 from nodes.agent.bridge_check import bridge_slip
-from nodes.agent.yes_check import unsupported_yes, words
+from nodes.agent.yes_check import says_yes, unsupported_yes
 from store.passage_search import passages_by_id
 
 log = logging.getLogger(__name__)
@@ -33,7 +33,7 @@ async def checked_answer(
         log.info("bridge check: %s", slip.why())
         return slip.answer, slip.why()
     hop_passages = state.get("hop_passages", {})
-    if words(answer) != ["yes"] or not hop_passages:
+    if not says_yes(answer) or not hop_passages:
         return answer, why
     ids = list(dict.fromkeys(i for k in sorted(hop_passages) for i in hop_passages[k]))
     texts = {p.id: p for p in await asyncio.to_thread(passages_by_id, services.engine, ids)}

@@ -14,9 +14,9 @@ from graphs.agent.state import GraspState, SubQuestion
 from graphs.runtime.services import Services
 from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.plan_dag import substitute
-from nodes.agent.yes_check import step_pages
+from nodes.agent.yes_check import says_yes, step_pages
 from nodes.citations.attribution import Citation, Claim, ReadText, cite_answer, support
-from nodes.citations.text import is_yes_no, normalise
+from nodes.citations.text import is_yes_no
 from store.citation_reads import CitedText, cited_texts
 from store.retrieval import PassageText
 
@@ -104,7 +104,7 @@ def step_citations(
         page = tuple(t for t in hop.read if t.passage_id == step.page.id)
         citation = support(Claim(hop.question, answer, page, hop=step.hop))
         if citation is not None:
-            citation["verified"] = (not step.missing) == (normalise(answer) == "yes")
+            citation["verified"] = (not step.missing) == says_yes(answer)
             cited.append(citation)
     return cited
 

@@ -40,8 +40,17 @@ _STEM = 4  # words share a stem when their first four letters agree ("British", 
 
 
 def words(text: str) -> list[str]:
-    """Lower-case word tokens, punctuation dropped."""
+    """Lower-case word tokens, punctuation dropped, articles kept.
+
+    Unlike citations' `normalise`: "the" before a name whose title has none stops the match
+    (skipping it was rejected, docs/experiments.md).
+    """
     return _WORD.findall(text.casefold())
+
+
+def says_yes(answer: str) -> bool:
+    """Whether `answer` is a bare "yes"."""
+    return words(answer) == ["yes"]
 
 
 def page_name(passage: PassageText) -> str:
@@ -74,20 +83,22 @@ class UnsupportedYes:
 
 def subject_and_predicate(
     sub_question: str, passages: Sequence[PassageText]
-) -> tuple[str, list[str]] | None:
-    """The step's subject (a passage title) and its predicate's words; None for other steps."""
+) -> tuple[PassageText, list[str]] | None:
+    """The step's subject page (the passage whose name opens it) and its predicate's words.
+
+    None for a step that is not yes/no, names no passage, or whose predicate is not judged.
+    """
     tokens = words(sub_question)
     if not tokens or tokens[0] not in _AUXILIARIES:
         return None
     rest = tokens[1:]
-    best: tuple[str, int] | None = None
+    best: tuple[PassageText, int] | None = None
     for passage in passages:
-        title = page_name(passage)
-        size = len(words(title))
+        name = words(page_name(passage))
         # An article before the name ("Is the Woman's Viewpoint …") is not skipped: measured,
         # skipping it judged more steps and turned right answers too (docs/experiments.md).
-        if size and rest[:size] == words(title) and (best is None or size > best[1]):
-            best = (title, size)
+        if name and rest[: len(name)] == name and (best is None or len(name) > best[1]):
+            best = (passage, len(name))
     if best is None:
         return None
     predicate = rest[best[1] :]
@@ -115,8 +126,7 @@ def step_pages(
         judged = subject_and_predicate(sq["text"], read)
         if judged is None or not judged[1]:
             continue
-        subject, predicate = judged
-        page = next(p for p in read if page_name(p) == subject)
+        page, predicate = judged
         stated = words(f"{page.title} {page.text}")
         missing = tuple(w for w in predicate if not any(same_stem(w, t) for t in stated))
         found.append(StepPage(sq["index"], page, missing))
@@ -130,7 +140,7 @@ def unsupported_yes(
     texts: Mapping[int, PassageText],
 ) -> UnsupportedYes | None:
     """The first yes/no step whose subject passage leaves its predicate unsaid; None otherwise."""
-    if words(answer) != ["yes"]:
+    if not says_yes(answer):
         return None
     pages = {k: [texts[i] for i in ids if i in texts] for k, ids in hop_passages.items()}
     for step in step_pages(sub_questions, pages):

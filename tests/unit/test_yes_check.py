@@ -16,10 +16,10 @@ def steps(*texts: str) -> list[SubQuestion]:
 
 def test_the_subject_is_a_passage_title_and_the_rest_its_predicate() -> None:
     found = subject_and_predicate("Is Blue Harbor an animated feature?", [HARBOR, SIDE])
-    assert found == ("Blue Harbor", ["animated", "feature"])
+    assert found == (HARBOR, ["animated", "feature"])
     # A title's own "The" is the title's; an article the title lacks stops the match.
     the_film = PassageText(4, "The Lantern", "The Lantern is a play.")
-    assert subject_and_predicate("Is The Lantern a play?", [the_film]) == ("The Lantern", ["play"])
+    assert subject_and_predicate("Is The Lantern a play?", [the_film]) == (the_film, ["play"])
     assert subject_and_predicate("Is the Night Lantern a British film?", [LANTERN]) is None
     # Not a yes/no step, or no passage title at its start: not judged.
     assert subject_and_predicate("Who directed Blue Harbor?", [HARBOR]) is None
