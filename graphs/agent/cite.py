@@ -1,12 +1,15 @@
 """A GRASP turn's citations: each hop's answer and the final answer, cited from what the hops read.
 
-One store read for the texts behind the hops' evidence ids; the picking is token-free
-(nodes/citations).
+First the page each hop's question names (`named_page_citations`), then each hop's and the
+final answer's best sentences (nodes/citations), one citation per passage; a yes/no answer
+cites its judged steps' pages instead. One store read for the texts behind the hops' evidence
+ids; the picking is token-free.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping, Sequence
 
 from graphs.agent.hop_reads import HopRead, reading_rounds
@@ -14,9 +17,16 @@ from graphs.agent.state import GraspState, SubQuestion
 from graphs.runtime.services import Services
 from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.plan_dag import substitute
-from nodes.agent.yes_check import says_yes, step_pages
-from nodes.citations.attribution import Citation, Claim, ReadText, cite_answer, support
-from nodes.citations.text import is_yes_no
+from nodes.agent.yes_check import page_name, says_yes, step_pages
+from nodes.citations.attribution import (
+    UNANSWERED,
+    Citation,
+    Claim,
+    ReadText,
+    cite_answer,
+    support,
+)
+from nodes.citations.text import is_yes_no, normalise
 from store.citation_reads import CitedText, cited_texts
 from store.retrieval import PassageText
 
@@ -109,6 +119,52 @@ def step_citations(
     return cited
 
 
+def named_page(question: str, read: Sequence[ReadText]) -> PassageText | None:
+    """The page read whose name the question holds whole (the longest such name), or None.
+
+    "What is the height of the Pterocarya plant?" names the page Pterocarya, not "Cryptantha
+    pterocarya", which it also read.
+    """
+    asked = question.casefold()
+    named = [
+        (len(name), page)
+        for page in pages_read(read)
+        if (name := page_name(page).casefold())
+        and re.search(rf"(?<!\w){re.escape(name)}(?!\w)", asked)
+    ]
+    return max(named, key=lambda found: found[0])[1] if named else None
+
+
+def named_page_citations(answer: str, hops: Sequence[Claim]) -> list[Citation]:
+    """Each hop's source in the page its question names: the page a step asks about.
+
+    Cited by its sentence nearest the hop's question and answer (the final answer for a hop
+    left to the reader), verified when that sentence states it.
+    """
+    cited: list[Citation] = []
+    for hop in hops:
+        page = named_page(hop.question, hop.read)
+        if page is None:
+            continue
+        texts = tuple(text for text in hop.read if text.passage_id == page.id)
+        claimed = answer if normalise(hop.answer) in UNANSWERED else hop.answer
+        citation = support(Claim(hop.question, claimed, texts, hop=hop.hop))
+        if citation is not None:
+            cited.append(citation)
+    return cited
+
+
+def one_per_passage(citations: Sequence[Citation]) -> list[Citation]:
+    """The citations in order, the first of each passage kept."""
+    seen: set[int] = set()
+    kept = []
+    for citation in citations:
+        if citation["passage_id"] not in seen:
+            seen.add(citation["passage_id"])
+            kept.append(citation)
+    return kept
+
+
 async def turn_citations(
     services: Services, state: GraspState, answer: str, question_best: int | None = None
 ) -> list[Citation]:
@@ -141,4 +197,6 @@ async def turn_citations(
         propositions,
         passages.get(question_best) if question_best is not None else None,
     )
-    return step_citations(answer, sub_questions, hops) or cite_answer(final, hops)
+    return step_citations(answer, sub_questions, hops) or one_per_passage(
+        [*named_page_citations(answer, hops), *cite_answer(final, hops)]
+    )

@@ -1,0 +1,51 @@
+"""Each hop cites the page its question names, before the answer's best sentences."""
+
+from graphs.agent.cite import named_page, named_page_citations, one_per_passage
+from nodes.citations.attribution import Citation, Claim, ReadText
+
+WALNUT = ReadText(
+    1, "Pterocarya", "plants.json", "Pterocarya is a genus of trees. It grows 30 m tall."
+)
+BORAGE = ReadText(2, "Cryptantha pterocarya", "plants.json", "Cryptantha pterocarya is a herb.")
+DAISY = ReadText(3, "Cotula (plant)", "plants.json", "Cotula is a genus of small herbs.")
+
+
+def test_the_page_named_whole_by_the_question_and_the_longest_name_wins() -> None:
+    assert named_page("How tall is the Pterocarya?", (BORAGE, WALNUT)) == named_page(
+        "How tall is the Pterocarya?", (WALNUT,)
+    )
+    page = named_page("How tall is the Pterocarya?", (BORAGE, WALNUT))
+    assert page is not None and page.title == "Pterocarya"
+    longer = named_page("Is Cryptantha pterocarya a herb?", (WALNUT, BORAGE))
+    assert longer is not None and longer.title == "Cryptantha pterocarya"
+    # A parenthesis is no part of a page's name; a name inside another word is not named.
+    daisy = named_page("How tall is Cotula?", (DAISY,))
+    assert daisy is not None and daisy.id == 3
+    assert named_page("How tall are Cotulas?", (DAISY,)) is None
+
+
+def test_each_hop_cites_its_named_page_with_the_final_answer_when_it_has_none() -> None:
+    hops = [
+        Claim("How tall is the Pterocarya?", "", (BORAGE, WALNUT), hop=1),
+        Claim("How tall is Cotula?", "", (DAISY, BORAGE), hop=2),
+        Claim("Which is taller?", "", (WALNUT,), hop=3),  # names no page: no citation
+    ]
+    cited = named_page_citations("Pterocarya", hops)
+    assert [(c["title"], c["text"], c["hop"], c["verified"]) for c in cited] == [
+        ("Pterocarya", "Pterocarya is a genus of trees.", 1, True),
+        ("Cotula (plant)", "Cotula is a genus of small herbs.", 2, False),
+    ]
+    # A hop with an answer of its own is cited for that answer.
+    answered = [Claim("How tall is the Pterocarya?", "30 m", (WALNUT,), hop=1)]
+    (own,) = named_page_citations("Pterocarya", answered)
+    assert (own["text"], own["verified"]) == ("It grows 30 m tall.", True)
+
+
+def test_one_citation_per_passage_the_first_kept() -> None:
+    def cite(passage: int, text: str) -> Citation:
+        return Citation(
+            passage_id=passage, title="", source="", text=text, hop=1, round=1, verified=True
+        )
+
+    kept = one_per_passage([cite(1, "a"), cite(2, "b"), cite(1, "c")])
+    assert [(c["passage_id"], c["text"]) for c in kept] == [(1, "a"), (2, "b")]
