@@ -26,7 +26,7 @@ from nodes.citations.attribution import (
     cite_answer,
     support,
 )
-from nodes.citations.text import is_yes_no, normalise
+from nodes.citations.text import is_yes_no, normalise, states
 from store.citation_reads import CitedText, cited_texts
 from store.retrieval import PassageText
 
@@ -139,7 +139,7 @@ def named_page_citations(answer: str, hops: Sequence[Claim]) -> list[Citation]:
     """Each hop's source in the page its question names: the page a step asks about.
 
     Cited by its sentence nearest the hop's question and answer (the final answer for a hop
-    left to the reader), verified when that sentence states it.
+    left to the reader), verified when that sentence states either answer (as `cite_answer`).
     """
     cited: list[Citation] = []
     for hop in hops:
@@ -150,6 +150,7 @@ def named_page_citations(answer: str, hops: Sequence[Claim]) -> list[Citation]:
         claimed = answer if normalise(hop.answer) in UNANSWERED else hop.answer
         citation = support(Claim(hop.question, claimed, texts, hop=hop.hop))
         if citation is not None:
+            citation["verified"] = citation["verified"] or states(citation["text"], answer)
             cited.append(citation)
     return cited
 

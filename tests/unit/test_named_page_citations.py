@@ -39,6 +39,10 @@ def test_each_hop_cites_its_named_page_with_the_final_answer_when_it_has_none() 
     answered = [Claim("How tall is the Pterocarya?", "30 m", (WALNUT,), hop=1)]
     (own,) = named_page_citations("Pterocarya", answered)
     assert (own["text"], own["verified"]) == ("It grows 30 m tall.", True)
+    # A sentence that states the final answer, not the hop's wording of it, verifies it too.
+    worded = [Claim("How tall is the Pterocarya?", "30 metres", (WALNUT,), hop=1)]
+    (final,) = named_page_citations("30 m", worded)
+    assert (final["text"], final["verified"]) == ("It grows 30 m tall.", True)
 
 
 def test_one_citation_per_passage_the_first_kept() -> None:
