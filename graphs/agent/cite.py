@@ -96,6 +96,12 @@ def pages_read(read: Sequence[ReadText]) -> list[PassageText]:
     return [PassageText(i, titles[i], " ".join(parts)) for i, parts in texts.items()]
 
 
+def page_citation(hop: Claim, page: int, answer: str) -> Citation | None:
+    """The hop's citation for `answer` from passage `page` alone: its sentence nearest the hop."""
+    texts = tuple(text for text in hop.read if text.passage_id == page)
+    return support(Claim(hop.question, answer, texts, hop=hop.hop))
+
+
 def step_citations(
     answer: str, sub_questions: Sequence[SubQuestion], hops: Sequence[Claim]
 ) -> list[Citation]:
@@ -110,9 +116,7 @@ def step_citations(
     pages = {k: pages_read(h.read) for k, h in by_hop.items() if k is not None}
     cited: list[Citation] = []
     for step in step_pages(sub_questions, pages):
-        hop = by_hop[step.hop]
-        page = tuple(t for t in hop.read if t.passage_id == step.page.id)
-        citation = support(Claim(hop.question, answer, page, hop=step.hop))
+        citation = page_citation(by_hop[step.hop], step.page.id, answer)
         if citation is not None:
             citation["verified"] = (not step.missing) == says_yes(answer)
             cited.append(citation)
@@ -146,9 +150,8 @@ def named_page_citations(answer: str, hops: Sequence[Claim]) -> list[Citation]:
         page = named_page(hop.question, hop.read)
         if page is None:
             continue
-        texts = tuple(text for text in hop.read if text.passage_id == page.id)
         claimed = answer if normalise(hop.answer) in UNANSWERED else hop.answer
-        citation = support(Claim(hop.question, claimed, texts, hop=hop.hop))
+        citation = page_citation(hop, page.id, claimed)
         if citation is not None:
             citation["verified"] = citation["verified"] or states(citation["text"], answer)
             cited.append(citation)
