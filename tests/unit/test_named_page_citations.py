@@ -1,6 +1,6 @@
 """Each hop cites the page its question names, before the answer's best sentences."""
 
-from graphs.agent.cite import named_page, named_page_citations, one_per_passage
+from graphs.agent.cite import named_first, named_page, named_page_citations, one_per_passage
 from nodes.citations.attribution import Citation, Claim, ReadText
 
 WALNUT = ReadText(
@@ -53,3 +53,23 @@ def test_one_citation_per_passage_the_first_kept() -> None:
 
     kept = one_per_passage([cite(1, "a"), cite(2, "b"), cite(1, "c")])
     assert [(c["passage_id"], c["text"]) for c in kept] == [(1, "a"), (2, "b")]
+
+
+def test_a_hop_citing_its_named_page_adds_no_other_sentence() -> None:
+    def cite(passage: int, text: str, hop: int) -> Citation:
+        return Citation(
+            passage_id=passage, title="", source="", text=text, hop=hop, round=1, verified=True
+        )
+
+    named = [cite(1, "Pterocarya is a genus of trees.", 1)]
+    rest = [
+        cite(2, "Cryptantha pterocarya grows 30 m tall.", 1),  # hop 1 named its page: dropped
+        cite(3, "Cotula is 30 cm tall.", 2),  # hop 2 named none: kept
+    ]
+    kept = named_first("Pterocarya", named, rest)
+    assert [c["passage_id"] for c in kept] == [1, 3]
+    # The answer keeps its support: the first sentence stating it comes back.
+    kept = named_first("30 m", named, rest)
+    assert [c["passage_id"] for c in kept] == [1, 3, 2]
+    kept = named_first("30 cm", named, rest)
+    assert [c["passage_id"] for c in kept] == [1, 3]
