@@ -10,6 +10,12 @@ BORAGE = ReadText(2, "Cryptantha pterocarya", "plants.json", "Cryptantha pteroca
 DAISY = ReadText(3, "Cotula (plant)", "plants.json", "Cotula is a genus of small herbs.")
 
 
+def cite(passage: int, text: str, hop: int = 1) -> Citation:
+    return Citation(
+        passage_id=passage, title="", source="", text=text, hop=hop, round=1, verified=True
+    )
+
+
 def test_the_page_named_whole_by_the_question_and_the_longest_name_wins() -> None:
     assert named_page("How tall is the Pterocarya?", (BORAGE, WALNUT)) == named_page(
         "How tall is the Pterocarya?", (WALNUT,)
@@ -46,21 +52,11 @@ def test_each_hop_cites_its_named_page_with_the_final_answer_when_it_has_none() 
 
 
 def test_one_citation_per_passage_the_first_kept() -> None:
-    def cite(passage: int, text: str) -> Citation:
-        return Citation(
-            passage_id=passage, title="", source="", text=text, hop=1, round=1, verified=True
-        )
-
     kept = one_per_passage([cite(1, "a"), cite(2, "b"), cite(1, "c")])
     assert [(c["passage_id"], c["text"]) for c in kept] == [(1, "a"), (2, "b")]
 
 
 def test_a_hop_citing_its_named_page_adds_no_other_sentence() -> None:
-    def cite(passage: int, text: str, hop: int) -> Citation:
-        return Citation(
-            passage_id=passage, title="", source="", text=text, hop=hop, round=1, verified=True
-        )
-
     named = [cite(1, "Pterocarya is a genus of trees.", 1)]
     rest = [
         cite(2, "Cryptantha pterocarya grows 30 m tall.", 1),  # hop 1 named its page: dropped
