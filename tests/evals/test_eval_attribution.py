@@ -14,15 +14,8 @@ from evals.results import SettingsChanged, write_jsonl
 from graphs.agent.graph import build_grasp_graph
 from graphs.runtime.checkpoints import open_checkpointer
 from nodes.llm.client import LlmClient
-from tests.fixtures.eval_films import QUESTIONS, evaluate, make_services, prompts, unjudged_eval
+from tests.fixtures.eval_films import evaluate, make_services, prompts, unjudged_eval
 from tests.fixtures.films import READER, SYNTHESIZE, build_corpus, chain_rules, rule
-
-
-@pytest.fixture
-def questions(tmp_path: Path) -> Path:
-    path = tmp_path / "musique_toy.json"
-    path.write_text(json.dumps(QUESTIONS))
-    return path
 
 
 def only_line(path: Path) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from graphs.models.scripted_model import ScriptedChatModel
 from store.corpora import corpus_id
 from store.passage_writes import add_passages
 from tests.fixtures.films import CORPUS, PAPER_VOTE, PLAN, build_corpus, chain_rules, services
-from tests.graph.test_conversation import FIRST, FOLLOW_UP, HISTORY_LINE, conversation_rules
+from tests.graph.conversation_script import FIRST, FOLLOW_UP, HISTORY_LINE, conversation_rules
 
 CHAIN = "Where was the director of Blue Harbor born?"
 DIRECTED = "Blue Harbor was directed by Tomas Reyd."

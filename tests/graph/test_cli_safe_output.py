@@ -26,7 +26,7 @@ from store.engine import make_engine, migrate
 from store.failures import list_failures
 from tests.fixtures.films import PAPER_VOTE, build_corpus, chain_rules, services
 from tests.graph.test_dev_server import QUESTION
-from tests.store.test_deletion import index, snapshot
+from tests.store.corpus_snapshot import index, snapshot
 
 SECRET = "hunter2-" + token_digest("x")[:8]
 

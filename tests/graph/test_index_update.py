@@ -15,7 +15,7 @@ from graphs.indexing.corpus_files import read_corpus
 from store.corpora import corpus_id
 from store.engine import transaction
 from store.models import Passage, Proposition
-from tests.store.test_deletion import (
+from tests.store.corpus_snapshot import (
     ALPHA,
     BETA,
     GAMMA,

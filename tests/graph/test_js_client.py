@@ -19,7 +19,7 @@ from sqlalchemy import Engine
 
 from tests.fixtures.dev_server import dev_server
 from tests.fixtures.films import PAPER_VOTE, build_corpus
-from tests.graph.test_conversation import FIRST, FOLLOW_UP, conversation_rules
+from tests.graph.conversation_script import FIRST, FOLLOW_UP, conversation_rules
 
 REPO = Path(__file__).resolve().parents[2]
 JS = REPO / "tests" / "js"

@@ -24,7 +24,7 @@ from store.engine import transaction
 from store.ledger_models import LlmCall
 from tests.fixtures.dev_server import langgraph_dev, scripted_env
 from tests.fixtures.films import PAPER_VOTE, REWRITE, SYNTHESIZE, build_corpus
-from tests.graph.test_conversation import FIRST, FOLLOW_UP, conversation_rules
+from tests.graph.conversation_script import FIRST, FOLLOW_UP, conversation_rules
 from tests.graph.test_dev_server import REPO
 
 CONTEXT = {"corpus": "films", **PAPER_VOTE}

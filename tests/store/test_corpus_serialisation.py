@@ -24,8 +24,8 @@ from sqlalchemy import Engine, text
 
 from store.corpora import corpus_id
 from store.deletion import prune_source
-from tests.store.test_deletion import ALPHA, BETA, GAMMA, Doc, assert_consistent, index, snapshot
-from tests.store.test_deletion import sources as source_links
+from tests.store.corpus_snapshot import ALPHA, BETA, GAMMA, Doc, assert_consistent, index, snapshot
+from tests.store.corpus_snapshot import sources as source_links
 
 DELTA = ("Delta", "Lima greets Quito. Quito is high.")
 EPSILON = ("Epsilon", "Cairo faces Giza.")

@@ -1,4 +1,4 @@
-"""Issue 34's additions to the GRASP step on the hand graph of test_retrieval.py.
+"""Issue 34's additions to the GRASP step on the hand graph of retrieval_corpus.py.
 
 Containment there: P1 ∋ {Zorvik, Talmora}, P2 ∋ {Talmora, Quenlar, Copper},
 P3 ∋ {Miravel, Copper, Talmora}; so D(Talmora) = {P1, P2, P3}, D(Copper) = {P2, P3},
@@ -18,7 +18,7 @@ from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracte
 from store.grasp_retrieval import PassageHit, RetrievalParams, search_entities, vote_passages
 from store.models import Entity
 from store.passage_writes import PassageRow, add_passages
-from tests.store.test_retrieval import DIM, Graph, Q, build
+from tests.store.retrieval_corpus import DIM, Graph, Q, build
 
 
 @pytest.fixture
@@ -136,7 +136,7 @@ def test_the_best_hits_entities_are_traversed_whatever_their_score(
     engine: Engine, graph: Graph
 ) -> None:
     # k_props 3: hits p2 (1.1), p1 (1.034990), p3 (0.634990); scores Zorvik 1.509666,
-    # Talmora 0.964163, Quenlar 0.449005 (test_retrieval's hand values). Top 1: Zorvik; the best
+    # Talmora 0.964163, Quenlar 0.449005 (retrieval_corpus's hand values). Top 1: Zorvik; the best
     # two hits add Talmora (in p1); the best three add Quenlar (in p3) after it.
     def names(hit_entities: int) -> list[str]:
         params = RetrievalParams(k_props=3, k_entities=1, hit_entities=hit_entities)

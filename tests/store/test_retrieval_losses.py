@@ -1,7 +1,7 @@
-"""The loss trace of evals/retrieval_losses.py on the hand graph of test_retrieval.py.
+"""The loss trace of evals/retrieval_losses.py on the hand graph of retrieval_corpus.py.
 
 With keywords "painted Talmora" the entities rank Zorvik, Talmora, Quenlar, Copper, Miravel
-(test_retrieval's hand values); P3 "Miravel" holds Miravel, Copper and Talmora.
+(test_retrieval_grasp_step's hand values); P3 "Miravel" holds Miravel, Copper and Talmora.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from evals.retrieval_losses import (
     write_table,
 )
 from store.grasp_retrieval import RetrievalParams
-from tests.store.test_retrieval import Graph, Q, build
+from tests.store.retrieval_corpus import Graph, Q, build
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from store.engine import transaction
 from store.entity_graph import graph_version
 from store.models import Passage
 from tests.graph.test_index_graph import services
-from tests.store.test_deletion import Doc, assert_consistent, snapshot, sources
+from tests.store.corpus_snapshot import Doc, assert_consistent, snapshot, sources
 
 #: Paris, Doha and Dakar share one hashing-embedder vector, as do Porto and Cuito: synonyms.
 NAMES = ("Paris", "Doha", "Dakar", "Porto", "Cuito", "Rome", "Oslo")

@@ -18,9 +18,9 @@ from graphs.models.scripted_model import ScriptedChatModel
 from graphs.runtime.checkpoints import open_checkpointer
 from graphs.viewer.trace import NoSuchThread
 from tests.fixtures.films import PAPER_VOTE, build_corpus
-from tests.graph.test_conversation import FIRST, FOLLOW_UP, conversation_rules
+from tests.graph.conversation_script import FIRST, FOLLOW_UP, conversation_rules
 from tests.viewer.browser import tab
-from tests.viewer.test_run_page import scripted
+from tests.viewer.run_page_facts import scripted
 
 TURNS = """JSON.stringify({
   turn: +document.body.dataset.turn,

@@ -13,7 +13,7 @@ from graphs.cli.view import run_page_html, server_page_html
 from tests.fixtures.films import PAPER_VOTE
 from tests.graph.test_dev_server import dev_server  # noqa: F401  (the fixture)
 from tests.viewer.browser import tab
-from tests.viewer.test_run_page import CHAIN, FACTS
+from tests.viewer.run_page_facts import CHAIN, FACTS
 
 
 async def test_a_dev_server_run_reads_the_same_from_the_database_and_the_api(

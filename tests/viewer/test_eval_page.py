@@ -19,7 +19,7 @@ from graphs.models.scripted_model import ScriptedChatModel
 from graphs.runtime.checkpoints import open_checkpointer
 from tests.fixtures.films import PAPER_VOTE, build_corpus, chain_rules
 from tests.viewer.browser import tab
-from tests.viewer.test_run_page import CHAIN, scripted
+from tests.viewer.run_page_facts import CHAIN, scripted
 
 FACTS = """JSON.stringify({
   ready: document.body.dataset.viewerReady,

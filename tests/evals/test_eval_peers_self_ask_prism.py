@@ -1,29 +1,19 @@
-"""`grasp eval --method M` for the peer graphs: lines, tokens, causes, PRISM's kept-set scores."""
+"""`grasp eval` for Self-Ask and PRISM: lines, tokens, causes, kept-set scores, resume, report."""
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine
 
 from evals.eval_page import render_eval_page
-from evals.qa_runner import GRAPH_METHODS, METHODS
 from evals.reports import write_report
 from evals.results import SettingsChanged
 from graphs.models.scripted_model import ScriptedReply
-from graphs.peers.registry import build_method_graph
-from graphs.runtime.checkpoints import open_checkpointer
-from graphs.runtime.services import Services
-from store.corpora import corpus_id
-from store.engine import transaction
-from store.ledger import CallRecord, record_call
-from store.ledger_models import LlmCall
+from tests.evals.peer_evals import ledger_tally, lines_of, peer_eval, thread_values
 from tests.fixtures.eval_films import (
     CHAIN_Q,
     COMPARE_Q,
-    QUESTIONS,
-    args,
     evaluate,
     make_services,
     prompts,
@@ -32,13 +22,10 @@ from tests.fixtures.films import build_corpus
 from tests.fixtures.peers import (
     ADDER,
     ANSWER,
-    CLOSED_BOOK,
     DECOMPOSE,
     FINDINGS,
     SELECTOR,
-    THINK,
     expected_tally,
-    films_with_graph,
     rule,
     shown_titles,
 )
@@ -46,13 +33,6 @@ from tests.fixtures.peers import (
 # PRISM's candidates for the chain question, in pool order (the dense ranking over films; the
 # same order tests/graph/test_peers_prism.py checks).
 CHAIN_CANDIDATES = ["Blue Harbor", "Lena Marsh", "Tomas Reyd", "Ivo Strand"]
-
-
-@pytest.fixture
-def questions(tmp_path: Path) -> Path:
-    path = tmp_path / "musique_toy.json"
-    path.write_text(json.dumps(QUESTIONS))
-    return path
 
 
 def self_ask_rules(crash: bool = False) -> list[ScriptedReply]:
@@ -98,34 +78,6 @@ def prism_rules() -> list[ScriptedReply]:
         rule(ADDER, f"Question: {COMPARE_Q}", reply={"add": []}),
         rule(ANSWER, f"Question: {COMPARE_Q}", reply={"answer": "Ivo Strand"}),
     ]
-
-
-def peer_eval(questions: Path, out: Path, *extra: str) -> Any:
-    """`grasp eval` over films without judge or closed-book samples (no GRASP flags)."""
-    argv = ["eval", str(questions), "--corpus", "films", "--no-judge", "--p-samples", "0"]
-    return args(*argv, "--out", str(out), *extra)
-
-
-def lines_of(path: Path) -> dict[str, dict[str, Any]]:
-    return {r["id"]: r for r in (json.loads(x) for x in path.read_text().splitlines())}
-
-
-def ledger_tally(engine: Engine, thread: str) -> tuple[int, int, int]:
-    """(input, output, calls) of a run's successful calls in the llm_calls ledger."""
-    statement = select(
-        func.coalesce(func.sum(LlmCall.input_tokens), 0),
-        func.coalesce(func.sum(LlmCall.output_tokens), 0),
-        func.count(),
-    ).where(LlmCall.run_id == thread, LlmCall.failed.is_(False))
-    with transaction(engine) as session:
-        tokens_in, tokens_out, calls = session.execute(statement).one()
-    return int(tokens_in), int(tokens_out), int(calls)
-
-
-async def thread_values(svc: Services, database_url: str, method: str, thread: str) -> Any:
-    async with open_checkpointer(database_url) as saver:
-        graph = build_method_graph(method, svc, saver)
-        return await graph.aget_state({"configurable": {"thread_id": thread}})
 
 
 async def test_self_ask_eval_lines_tokens_and_causes(
@@ -289,72 +241,3 @@ async def test_the_report_puts_every_method_in_one_table(
     # The HTML eval page shows the same methods and the kept-set scores.
     html = render_eval_page(tmp_path / "runs" / "films")
     assert 'data-methods="2"' in html and "<h2>Kept evidence (PRISM)</h2>" in html
-
-
-def anything_rules() -> list[ScriptedReply]:
-    """One reply for every peer prompt kind, as often as asked: each method answers "Lisbon"."""
-    lisbon = {"answer": "Lisbon"}
-    return [
-        rule(DECOMPOSE, reply={"sub_questions": [CHAIN_Q]}, times=None),
-        rule(SELECTOR, reply={"keep": [1]}, times=None),
-        rule(ADDER, reply={"add": []}, times=None),
-        rule(
-            THINK, reply={"thought": "Reyd was born in Lisbon.", "done": True, **lisbon}, times=None
-        ),
-        *(rule(kind, reply=lisbon, times=None) for kind in (ANSWER, FINDINGS, CLOSED_BOOK)),
-    ]
-
-
-@pytest.mark.parametrize("method", [m for m in METHODS if m != "grasp"])
-async def test_every_peer_runs_through_the_one_runner(
-    engine: Engine, database_url: str, questions: Path, tmp_path: Path, method: str
-) -> None:
-    films_with_graph(engine)
-    # The pooled index cost 1,000 tokens: 500 per question of the file, for graph readers only.
-    record_call(
-        engine, CallRecord("extract", "scripted", 900, 100, 0.0, False, corpus_id(engine, "films"))
-    )
-    svc, _, _ = make_services(engine, database_url, anything_rules())
-    cli = peer_eval(questions, tmp_path / "runs", "--method", method, "--limit", "1")
-
-    run, outcome, _ = await evaluate(cli, svc, None)
-
-    assert (outcome.answered, outcome.failed) == (1, [])
-    line = lines_of(run.results)["2hop__chain"]
-    assert (line["prediction"], line["em"], line["method"]) == ("Lisbon", 1.0, method)
-    # The line's tokens are the run state's tally, and the ledger holds exactly those calls.
-    tally = (line["input_tokens"], line["output_tokens"], line["calls"])
-    assert tally == ledger_tally(engine, line["thread_id"]) and line["calls"] >= 1
-    assert line["indexing_tokens"] == (500.0 if method in GRAPH_METHODS else 0.0)
-    assert line["settings"]["method"] == method and method in line["settings"]
-    assert (line["attribution"] is None) == (method == "none")
-    snapshot = await thread_values(svc, database_url, method, line["thread_id"])
-    assert (snapshot.values["final_answer"], snapshot.next) == ("Lisbon", ())
-    assert snapshot.metadata["grasp_method"] == method
-
-
-async def test_offset_and_limit_pick_a_held_out_slice(
-    engine: Engine,
-    database_url: str,
-    questions: Path,
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    films_with_graph(engine)
-    svc, _, _ = make_services(engine, database_url, anything_rules())
-    ids = [q["id"] for q in json.loads(questions.read_text())]
-    assert len(ids) >= 2
-
-    run, outcome, _ = await evaluate(
-        peer_eval(
-            questions, tmp_path / "runs", "--method", "dense", "--offset", "1", "--limit", "1"
-        ),
-        svc,
-        None,
-    )
-
-    # Only the second question of the file was asked.
-    assert outcome.answered == 1 and list(lines_of(run.results)) == [ids[1]]
-    with pytest.raises(SystemExit):
-        peer_eval(questions, tmp_path / "runs", "--offset", "-1")
-    assert "must be 0 or more, got -1" in capsys.readouterr().err

@@ -1,0 +1,47 @@
+"""A scripted two-turn conversation over films: turn 2's "he" is only clear from turn 1."""
+
+from graphs.models.scripted_model import ScriptedReply
+from tests.fixtures.films import PLAN, REWRITE, SYNTHESIZE, chain_rules, rule
+
+FIRST = "Who directed Blue Harbor?"
+FOLLOW_UP = "Where was he born?"
+HISTORY_LINE = f"Q: {FIRST}\nA: Tomas Reyd"
+
+
+def conversation_rules(ids: dict[str, int]) -> list[ScriptedReply]:
+    """Turn 1 asks who directed Blue Harbor; turn 2's "he" is only clear from turn 1."""
+    return [
+        rule(
+            PLAN,
+            "Earlier in this conversation",
+            HISTORY_LINE,
+            f"Question: {FOLLOW_UP}",
+            reply={"plan": "He is Tomas Reyd.", "sub_questions": ["Where was Tomas Reyd born?"]},
+        ),
+        rule(
+            PLAN,
+            f"Question: {FIRST}",
+            reply={"plan": "Look up the director.", "sub_questions": [FIRST]},
+        ),
+        rule(
+            REWRITE,
+            "Sub-question: Where was Tomas Reyd born?",
+            reply={
+                "search_statement": "Tomas Reyd was born in a city.",
+                "keywords": ["Tomas Reyd", "born"],
+            },
+        ),
+        rule(
+            SYNTHESIZE,
+            f"Question: {FIRST}",
+            f"1. {FIRST} → Tomas Reyd",
+            reply={"answer": "Tomas Reyd", "justification": "He directed it."},
+        ),
+        rule(
+            SYNTHESIZE,
+            f"Question: {FOLLOW_UP}",
+            "1. Where was Tomas Reyd born? → Lisbon",
+            reply={"answer": "Lisbon", "justification": "Tomas Reyd was born in Lisbon."},
+        ),
+        *chain_rules(ids),
+    ]
