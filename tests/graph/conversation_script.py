@@ -1,7 +1,19 @@
 """A scripted two-turn conversation over films: turn 2's "he" is only clear from turn 1."""
 
-from graphs.models.scripted_model import ScriptedReply
-from tests.fixtures.films import PLAN, REWRITE, SYNTHESIZE, chain_rules, rule
+from langgraph.checkpoint.memory import InMemorySaver
+from sqlalchemy import Engine
+
+from graphs.agent.graph import GraspGraph, build_grasp_graph
+from graphs.models.scripted_model import ScriptedChatModel, ScriptedReply
+from tests.fixtures.films import (
+    PLAN,
+    REWRITE,
+    SYNTHESIZE,
+    build_corpus,
+    chain_rules,
+    rule,
+    services,
+)
 
 FIRST = "Who directed Blue Harbor?"
 FOLLOW_UP = "Where was he born?"
@@ -45,3 +57,11 @@ def conversation_rules(ids: dict[str, int]) -> list[ScriptedReply]:
         ),
         *chain_rules(ids),
     ]
+
+
+def conversation_graph(engine: Engine, database_url: str) -> tuple[GraspGraph, ScriptedChatModel]:
+    """GRASP over the films corpus with this conversation's scripted model, in-memory checkpoints."""
+    svc = services(engine, database_url, conversation_rules(build_corpus(engine)))
+    model = svc.llm.model
+    assert isinstance(model, ScriptedChatModel)
+    return build_grasp_graph(svc, InMemorySaver()), model

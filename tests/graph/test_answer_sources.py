@@ -9,11 +9,15 @@ from sqlalchemy import Engine
 
 from graphs.agent.context import GraspContext
 from graphs.agent.graph import GraspGraph, build_grasp_graph
-from graphs.models.scripted_model import ScriptedChatModel
 from store.corpora import corpus_id
 from store.passage_writes import add_passages
 from tests.fixtures.films import CORPUS, PAPER_VOTE, PLAN, build_corpus, chain_rules, services
-from tests.graph.conversation_script import FIRST, FOLLOW_UP, HISTORY_LINE, conversation_rules
+from tests.graph.conversation_script import (
+    FIRST,
+    FOLLOW_UP,
+    HISTORY_LINE,
+    conversation_graph,
+)
 
 CHAIN = "Where was the director of Blue Harbor born?"
 DIRECTED = "Blue Harbor was directed by Tomas Reyd."
@@ -104,10 +108,7 @@ async def test_a_chained_answer_cites_each_hop_from_the_round_that_read_it(
 async def test_a_conversation_in_messages_resolves_the_follow_up(
     engine: Engine, database_url: str
 ) -> None:
-    svc = services(engine, database_url, conversation_rules(build_corpus(engine)))
-    model = svc.llm.model
-    assert isinstance(model, ScriptedChatModel)
-    graph = build_grasp_graph(svc, InMemorySaver())
+    graph, model = conversation_graph(engine, database_url)
 
     first, _ = await run(graph, "conv-m", {"messages": [HumanMessage(FIRST)]})
     second, _ = await run(graph, "conv-m", {"messages": [HumanMessage(FOLLOW_UP)]})
@@ -128,10 +129,7 @@ async def test_a_conversation_in_messages_resolves_the_follow_up(
 async def test_a_conversation_given_at_once_and_the_question_form_both_keep_messages(
     engine: Engine, database_url: str
 ) -> None:
-    svc = services(engine, database_url, conversation_rules(build_corpus(engine)))
-    model = svc.llm.model
-    assert isinstance(model, ScriptedChatModel)
-    graph = build_grasp_graph(svc, InMemorySaver())
+    graph, model = conversation_graph(engine, database_url)
 
     # A client that kept the conversation itself sends it whole: the planner sees it.
     given = [HumanMessage(FIRST), AIMessage("Tomas Reyd"), HumanMessage(FOLLOW_UP)]

@@ -12,7 +12,13 @@ from graphs.models.scripted_model import ScriptedChatModel
 from graphs.runtime.checkpoints import last_run, read_steps
 from nodes.agent.plan import history_block
 from tests.fixtures.films import PAPER_VOTE, PLAN, build_corpus, services
-from tests.graph.conversation_script import FIRST, FOLLOW_UP, HISTORY_LINE, conversation_rules
+from tests.graph.conversation_script import (
+    FIRST,
+    FOLLOW_UP,
+    HISTORY_LINE,
+    conversation_graph,
+    conversation_rules,
+)
 
 #: Each turn: plan, rewrite, select, evaluate, synthesize (one search round).
 TURN_TOKENS = {"input_tokens": 950, "output_tokens": 100, "calls": 5}
@@ -34,10 +40,7 @@ def plan_prompts(model: ScriptedChatModel) -> list[str]:
 async def test_a_follow_up_is_planned_against_the_earlier_turn(
     engine: Engine, database_url: str
 ) -> None:
-    svc = services(engine, database_url, conversation_rules(build_corpus(engine)))
-    model = svc.llm.model
-    assert isinstance(model, ScriptedChatModel)
-    graph = build_grasp_graph(svc, InMemorySaver())
+    graph, model = conversation_graph(engine, database_url)
 
     first = await ask(graph, "conv-1", FIRST)
     state = await ask(graph, "conv-1", FOLLOW_UP)
@@ -87,10 +90,7 @@ async def test_a_follow_up_is_planned_against_the_earlier_turn(
 async def test_the_planner_sees_only_the_last_turns_cut_short(
     engine: Engine, database_url: str
 ) -> None:
-    svc = services(engine, database_url, conversation_rules(build_corpus(engine)))
-    model = svc.llm.model
-    assert isinstance(model, ScriptedChatModel)
-    graph = build_grasp_graph(svc, InMemorySaver())
+    graph, model = conversation_graph(engine, database_url)
     config: Any = {"configurable": {"thread_id": "conv-2"}}
     earlier = [
         {
@@ -112,10 +112,7 @@ async def test_the_planner_sees_only_the_last_turns_cut_short(
 
 
 async def test_no_history_when_history_turns_is_zero(engine: Engine, database_url: str) -> None:
-    svc = services(engine, database_url, conversation_rules(build_corpus(engine)))
-    model = svc.llm.model
-    assert isinstance(model, ScriptedChatModel)
-    graph = build_grasp_graph(svc, InMemorySaver())
+    graph, model = conversation_graph(engine, database_url)
     await ask(graph, "conv-3", FIRST)
     await ask(graph, "conv-3", FIRST, history_turns=0)
 
