@@ -5,6 +5,8 @@
 #
 #   bash scripts/compare.sh run             # index the two corpora if needed, run what is left
 #   bash scripts/compare.sh collect METHOD  # pool a finished method into results/, regenerate docs
+#   bash scripts/compare.sh paired A B      # A against B on the pooled 60: SE and answers, with
+#                                           # paired-bootstrap intervals (python -m evals.paired)
 #   bash scripts/compare.sh heldout         # the held-out slices (MuSiQue 41-60, HotpotQA 21-40)
 #   bash scripts/compare.sh collect-heldout METHOD
 #   bash scripts/compare.sh 2wiki           # a third dataset: the 20 hand-written 2Wiki questions
@@ -150,6 +152,12 @@ next_slices() {
     done
 }
 
+paired() {  # A B: two methods' pooled-60 lines, paired question by question
+    .venv/bin/python -m evals.paired \
+        --a "$LINES/musique_train/$1.jsonl" "$LINES/hotpotqa_train/$1.jsonl" \
+        --b "$LINES/musique_train/$2.jsonl" "$LINES/hotpotqa_train/$2.jsonl"
+}
+
 case "${1:-}" in
     run) run ;;
     collect) collect "${2:?collect needs a method name}" ;;
@@ -160,7 +168,9 @@ case "${1:-}" in
     next) next_slices ;;
     collect-next) pool_slices next40 "next-${2:?collect-next needs a method name}" ;;
     collect-unseen) pool_slices unseen60 "unseen-${2:?collect-unseen needs a method name}" ;;
+    paired) paired "${2:?paired needs two method names}" "${3:?paired needs two method names}" ;;
     *) echo "usage: bash scripts/compare.sh run | collect METHOD | heldout | collect-heldout METHOD |" \
-            "2wiki | collect-2wiki METHOD | next | collect-next METHOD | collect-unseen METHOD" >&2
+            "2wiki | collect-2wiki METHOD | next | collect-next METHOD | collect-unseen METHOD |" \
+            "paired A B" >&2
        exit 2 ;;
 esac
