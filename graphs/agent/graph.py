@@ -41,6 +41,7 @@ from graphs.runtime.wiring import ServicesProvider, Wiring, as_provider, run_id
 from nodes.agent.evaluate import UNKNOWN
 from nodes.agent.focus import focused_passages, reader_query
 from nodes.agent.plan import PlanRejected, make_plan
+from nodes.agent.plan_both import both_plan
 from nodes.agent.plan_dag import final_hops, ready, substitute
 from nodes.agent.synthesize import read_final_answer, synthesize
 from nodes.llm.client import CallTag, LlmResult, MalformedOutput
@@ -168,7 +169,10 @@ class ParentNodes:
         corpus = await asyncio.to_thread(corpus_id, services.engine, context.corpus)
         whole = [SubQuestion(index=1, text=question, depends_on=[])]
         plan, sub_questions, error, results = "", whole, None, list[LlmResult]()
-        if context.planner == "on":
+        fixed = both_plan(question) if context.planner == "on" else None
+        if fixed is not None:
+            plan, sub_questions = fixed.text, fixed.sub_questions
+        elif context.planner == "on":
             tag = CallTag(node="plan", corpus_id=corpus, run_id=run_id())
             try:
                 made = await make_plan(

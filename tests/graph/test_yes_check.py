@@ -8,14 +8,18 @@ from tests.graph.test_lean_agent import prompts
 SETTINGS = {"first_search": "question", "synthesis": "reader", "final_hops": "read"}
 
 
-def both_rules(ids: dict[str, int], question: str, steps: dict[str, str]) -> list:
-    """A plan of one yes/no step per name, each step finding its name's passage, and a "yes"."""
+def both_rules(
+    ids: dict[str, int], question: str, steps: dict[str, str], planned: bool = True
+) -> list:
+    """One yes/no step per name (planned by the model or not), each finding its name's passage,
+    and a "yes"."""
+    plan = rule(
+        PLAN,
+        f"Question: {question}",
+        reply={"plan": "Check each in turn.", "sub_questions": list(steps.values())},
+    )
     return [
-        rule(
-            PLAN,
-            f"Question: {question}",
-            reply={"plan": "Check each in turn.", "sub_questions": list(steps.values())},
-        ),
+        *([plan] if planned else []),
         *(
             rule(SELECT, f"Looking for: {step}", reply={"entity_ids": [ids[name]]})
             for name, step in steps.items()
@@ -30,9 +34,13 @@ async def test_a_yes_the_second_steps_passage_does_not_bear_out_becomes_no(
     ids = build_corpus(engine)
     question = "Are Ivo Strand and Lena Marsh both painters?"
     steps = {"Ivo Strand": "Is Ivo Strand a painter?", "Lena Marsh": "Is Lena Marsh a painter?"}
-    svc = services(engine, database_url, both_rules(ids, question, steps))
+    # "Are A and B both X?" is planned from its words: the planner is not asked.
+    svc = services(engine, database_url, both_rules(ids, question, steps, planned=False))
     state, _ = await run(svc, question, thread="yes-check", **SETTINGS)
 
+    assert not any(PLAN in p for p in prompts(svc))
+    assert [sq["text"] for sq in state["sub_questions"]] == list(steps.values())
+    assert "plan" not in state["tokens"]["by_node"]
     assert sum(READER in p for p in prompts(svc)) == 1  # the check itself asks nothing
     # "Lena Marsh is a sculptor.": her own passage never says "painter".
     assert state["final_answer"] == "no"
