@@ -31,7 +31,7 @@ _BOTH_PAIR = re.compile(
 _APPOSITIVE = re.compile(r"^the (?:[a-z][\w-]* )+(?=[A-Z0-9])")
 _PRONOUNS = _word_set("it he she they him her them this that these those its his their")
 #: Predicates that open with these words name no thing to be ("located in Senegal").
-_NO_NOUN = _word_set("located situated based born in from of on at by part members")
+_NO_NOUN = _word_set("located situated based born in from of on at by part")
 _PREPOSITIONS = _word_set("in of from by for at on with to")
 #: Vowel letters that sound as "y" or "w", so take "a": "a university", "a one-act play".
 _A_BEFORE = ("uni", "use", "usu", "eu", "one")
@@ -55,7 +55,9 @@ def _singular(word: str) -> str:
 
 
 def _is_plural(word: str) -> bool:
-    return len(word) > 3 and word.lower().endswith("s") and not word.lower().endswith("ss")
+    # "famous", "Swiss", "Paris" end in s and are one thing.
+    lowered = word.lower()
+    return len(word) > 3 and lowered.endswith("s") and not lowered.endswith(("ss", "us", "is"))
 
 
 def _article(phrase: str) -> str:

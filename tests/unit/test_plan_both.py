@@ -88,6 +88,10 @@ def test_a_question_not_surely_of_the_form_goes_to_the_planner(question: str) ->
             "in the Ecclesiastical province of Kisangani",
         ),
         ("American", "American"),
+        ("famous", "famous"),
+        ("members of the same band", None),
+        ("members of Blur", "a member of Blur"),
+        ("part of the Ottoman Empire", "part of the Ottoman Empire"),
         ("in the same league", None),
     ],
 )
