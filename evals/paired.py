@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evals.metrics import success_economy
 from evals.reports import closed_book_estimates
 from evals.results import read_jsonl
 from evals.summary import ALL, hop_group, is_correct
@@ -38,7 +39,13 @@ class Pair:
     tokens_b: int
     correct_a: int
     correct_b: int
-    bits: float
+    #: The closed-book probability p_i; its bits are −log2 p_i.
+    p: float
+
+    @property
+    def bits(self) -> float:
+        """The question's bits of closed-book surprise."""
+        return -math.log2(self.p)
 
 
 @dataclass(frozen=True)
@@ -76,10 +83,6 @@ def _totals(pairs: Sequence[Pair]) -> tuple[int, int, float, float, int]:
     return tokens_a, tokens_b, bits_a, bits_b, diff
 
 
-def _se(tokens: int, bits: float) -> float:
-    return tokens / bits if bits else math.inf
-
-
 def _ratio(tokens_a: int, tokens_b: int, bits_a: float, bits_b: float) -> float:
     # SE_a / SE_b = (T_a · bits_b) / (T_b · bits_a); zero bits on one side make it 0 or ∞.
     top, bottom = tokens_a * bits_b, tokens_b * bits_a
@@ -96,6 +99,10 @@ def paired_group(group: str, pairs: Sequence[Pair], resamples: int, seed: int) -
     """A against B on `pairs`, with `resamples` bootstrap draws from `seed`."""
     if not pairs:
         raise ValueError(f"group {group}: no shared questions")
+    # The reported SEs are the project's own, which first checks that each p_i lies in (0, 1].
+    ps = [p.p for p in pairs]
+    se_a = success_economy([p.tokens_a for p in pairs], [p.correct_a for p in pairs], ps)
+    se_b = success_economy([p.tokens_b for p in pairs], [p.correct_b for p in pairs], ps)
     tokens_a, tokens_b, bits_a, bits_b, diff = _totals(pairs)
     rng = random.Random(seed)
     ratios: list[float] = []
@@ -115,8 +122,8 @@ def paired_group(group: str, pairs: Sequence[Pair], resamples: int, seed: int) -
     return PairedGroup(
         group=group,
         n=len(pairs),
-        se_a=_se(tokens_a, bits_a),
-        se_b=_se(tokens_b, bits_b),
+        se_a=se_a,
+        se_b=se_b,
         ratio=_ratio(tokens_a, tokens_b, bits_a, bits_b),
         ratio_low=_quantile(ratios, TAIL) if ratios else math.nan,
         ratio_high=_quantile(ratios, 1 - TAIL) if ratios else math.nan,
@@ -157,7 +164,7 @@ def paired(
             tokens_b=int(other["tokens"]),
             correct_a=is_correct(record),
             correct_b=is_correct(other),
-            bits=-math.log2(probabilities[str(record["id"])]),
+            p=probabilities[str(record["id"])],
         )
         groups[ALL].append(pair)
         hop = hop_group(record)

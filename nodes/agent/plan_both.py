@@ -13,11 +13,7 @@ import re
 from dataclasses import dataclass
 
 from nodes.agent.plan_dag import SubQuestion
-
-
-def _word_set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
+from nodes.citations.text import word_set
 
 #: "Are A and B both X?"
 _PAIR_BOTH = re.compile(r"^(?P<verb>are|were) (?P<pair>.+?),? both (?P<what>[^?]+?)\s*\?$", re.I)
@@ -29,10 +25,10 @@ _BOTH_PAIR = re.compile(
 )
 #: "the films Nandhi", "the actress Zoe Levin": a common noun before the name is not the name.
 _APPOSITIVE = re.compile(r"^the (?:[a-z][\w-]* )+(?=[A-Z0-9])")
-_PRONOUNS = _word_set("it he she they him her them this that these those its his their")
+_PRONOUNS = word_set("it he she they him her them this that these those its his their")
 #: Predicates that open with these words name no thing to be ("located in Senegal").
-_NO_NOUN = _word_set("located situated based born in from of on at by part")
-_PREPOSITIONS = _word_set("in of from by for at on with to")
+_NO_NOUN = word_set("located situated based born in from of on at by part")
+_PREPOSITIONS = word_set("in of from by for at on with to")
 #: Vowel letters that sound as "y" or "w", so take "a": "a university", "a one-act play".
 _A_BEFORE = ("uni", "use", "usu", "eu", "one")
 

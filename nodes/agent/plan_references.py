@@ -11,15 +11,11 @@ import unicodedata
 from collections.abc import Sequence
 
 from nodes.agent.plan_dag import PLACEHOLDER
-
-
-def _word_set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
+from nodes.citations.text import word_set
 
 # Models number their list items themselves ("1. Who …"); that prefix is not part of the step.
 LIST_NUMBER = re.compile(r"^\s*\d+\s*[.)]\s+")
-_AUXILIARIES = _word_set(
+_AUXILIARIES = word_set(
     "is was are were be been did does do has had have can could will would should may might"
 )
 # "What is X?" / "Who was X?": X describes the answer itself.
@@ -49,14 +45,14 @@ _POSSESSIVE_PRONOUN = re.compile(r"\b(?:his|its)\b", re.I)
 _HER = re.compile(r"\bher\b(?P<next>\s+\w+)?", re.I)
 PLURAL_PRONOUN = re.compile(r"\b(?:they|them|their)\b", re.I)
 # After "her", these words mean it is an object ("gave her the prize"), not a possessive.
-_NOT_A_NOUN = _word_set(
+_NOT_A_NOUN = word_set(
     "the a an in on at to for from of by with and or as when where after before during"
 )
 # Capitalised runs, allowing the small words inside names ("Journal of Psychotherapy Integration").
 _NAME = re.compile(
     r"\b[A-Z][\w.'&-]*(?:\s+(?:(?:of|the|de|del|la|le|von|van|and|for|on)\s+)*[A-Z][\w.'&-]*)*"
 )
-_SENTENCE_OPENERS = _word_set(
+_SENTENCE_OPENERS = word_set(
     "who what which where when why how in on at for from of by to is was are were did "
     "does do name list give the a an"
 )

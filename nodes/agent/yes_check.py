@@ -17,18 +17,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from nodes.agent.plan_dag import SubQuestion
+from nodes.citations.text import word_set
 from store.retrieval import PassageText
 
-
-def _word_set(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_AUXILIARIES = _word_set("is are was were does do did has have had can could")
-_JOINERS = _word_set("and or both either neither same")
+_AUXILIARIES = word_set("is are was were does do did has have had can could")
+_JOINERS = word_set("and or both either neither same")
 # Words that carry no claim of their own, and verbs a passage states a fact without ("X is a
 # city in Ohio" says where X is located): a passage need not say them.
-_FUNCTION_WORDS = _word_set(
+_FUNCTION_WORDS = word_set(
     """a an the of in on at to for from by with as into about than that this these those
     it its his her their he she they one also ever still s any some all there
     be been being is are was were do does did have has had can could

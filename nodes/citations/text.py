@@ -8,6 +8,12 @@ from __future__ import annotations
 import re
 import unicodedata
 
+
+def word_set(words: str) -> frozenset[str]:
+    """The words of a space-separated list, as a set (word lists kept readable in the source)."""
+    return frozenset(words.split())
+
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 # A possessive's "'s", so that "Finland's" states "Finland".
 _POSSESSIVE = re.compile(r"['’]s\b")
@@ -22,7 +28,7 @@ _STOP_WORDS = (
     "of on or she that the their them they this to was were what when where which who whom "
     "whose why with"
 )
-_STOP = frozenset(_STOP_WORDS.split())
+_STOP = word_set(_STOP_WORDS)
 YES_NO = frozenset({"yes", "no"})
 
 

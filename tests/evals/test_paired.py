@@ -44,7 +44,7 @@ def test_half_the_tokens_for_the_same_answers_is_cheaper_in_every_resample() -> 
 
 
 def test_an_answer_only_a_solves_counts_in_the_difference_and_the_interval() -> None:
-    pairs = [Pair(tokens_a=100, tokens_b=100, correct_a=1, correct_b=0, bits=1.0)]
+    pairs = [Pair(tokens_a=100, tokens_b=100, correct_a=1, correct_b=0, p=0.5)]
 
     group = paired_group("all", pairs, resamples=50, seed=3)
 
@@ -86,6 +86,8 @@ def test_other_questions_or_missing_estimates_are_refused() -> None:
         paired(a, a, {})
     with pytest.raises(ValueError, match="twice"):
         paired(a + a, a, {"x": 0.5})
+    with pytest.raises(ValueError, match=r"probabilities must lie in \(0, 1\]"):
+        paired(a, a, {"x": 0.0})
 
 
 def _run(folder: Path, name: str, lines: list[dict[str, Any]], p: dict[str, float]) -> Path:
