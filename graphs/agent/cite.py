@@ -215,6 +215,17 @@ def near_the_top(citations: Sequence[Citation], hops: Sequence[Claim]) -> list[C
     return kept or list(citations)
 
 
+def pick_citations(
+    answer: str, sub_questions: Sequence[SubQuestion], final: Claim, hops: Sequence[Claim]
+) -> list[Citation]:
+    """The answer's citations from the turn's claims, in the order the module gives."""
+    return near_the_top(
+        step_citations(answer, sub_questions, hops)
+        or named_first(answer, named_page_citations(answer, hops), cite_answer(final, hops)),
+        hops,
+    )
+
+
 async def turn_citations(
     services: Services, state: GraspState, answer: str, question_best: int | None = None
 ) -> list[Citation]:
@@ -247,8 +258,4 @@ async def turn_citations(
         propositions,
         passages.get(question_best) if question_best is not None else None,
     )
-    return near_the_top(
-        step_citations(answer, sub_questions, hops)
-        or named_first(answer, named_page_citations(answer, hops), cite_answer(final, hops)),
-        hops,
-    )
+    return pick_citations(answer, sub_questions, final, hops)

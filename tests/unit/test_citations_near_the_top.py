@@ -40,7 +40,7 @@ def test_the_place_is_counted_in_the_round_the_citation_names() -> None:
 
 
 def test_a_citation_no_round_showed_is_kept_and_an_answer_keeps_one() -> None:
-    # The question's best passage has no hop; a passage the hop never read keeps its place.
+    # The question's best passage has no hop, and a passage no round showed has no place: both stay.
     assert near_the_top([cite(99, hop=None, round_=None), cite(98)], [HOP_1]) == [
         cite(99, hop=None, round_=None),
         cite(98),

@@ -1,4 +1,4 @@
-from graphs.agent.cite import turn_claims
+from graphs.agent.cite import pick_citations, turn_claims
 from graphs.agent.hop_reads import HopRead
 from nodes.agent.plan_dag import SubQuestion
 from nodes.citations.attribution import cite_answer
@@ -49,3 +49,30 @@ def test_the_questions_best_passage_is_read_last_and_cites_what_only_it_states()
     ]
     assert cited[-1]["text"] == "Cincinnati is a city in Ohio."
     assert cited[-1]["source"] == "places.txt"
+
+
+def test_a_hop_that_answered_from_its_fourth_passage_cites_nothing_from_it() -> None:
+    answers = {1: "Steven Spielberg", 2: "Cincinnati"}
+    films = {
+        21: CitedText(21, 21, "Duel", "Duel is a 1971 thriller.", "films.txt"),
+        22: CitedText(22, 22, "Amblin", "Amblin is a 1968 short film.", "films.txt"),
+        23: CitedText(23, 23, "Hook", "Hook is a 1991 fantasy film.", "films.txt"),
+        24: CitedText(24, 24, "Ohio births", "Spielberg was born in Cincinnati.", "people.txt"),
+    }
+
+    def cited(ids: list[int]) -> list[tuple[int, int | None]]:
+        reads = {
+            **READS,
+            2: HopRead(answered_in=1, rounds=[{"round": 1, "kind": "passages", "ids": ids}]),
+        }
+        final, hops = turn_claims(
+            QUESTION, "Cincinnati", STEPS, answers, reads, {**PASSAGES, **films}, {}
+        )
+        return [
+            (c["passage_id"], c["hop"]) for c in pick_citations("Cincinnati", STEPS, final, hops)
+        ]
+
+    # Third in hop 2's round, the page stating its answer is cited; fourth, it is not, and
+    # hop 1's citation stands alone.
+    assert cited([21, 22, 24, 23]) == [(10, 1), (24, 2)]
+    assert cited([21, 22, 23, 24]) == [(10, 1)]
