@@ -12,6 +12,8 @@ from graphs.models import onnx_export
 from graphs.models.embedders import EmbedderConfigError, make_embedder, minilm_variant
 from graphs.models.minilm import MINILM_NAME, SLICE, MiniLmEmbedder, minilm_name
 from graphs.models.onnx_export import ONNX_FILES, OnnxModelMissing, find_onnx_model
+from graphs.models.onnx_minilm import OnnxMiniLm
+from nodes.embedding import Vectors
 
 SENTENCES = [
     "The Journal of Mathematical Physics is published monthly by the American Institute of Physics.",
@@ -175,3 +177,32 @@ def test_the_question_copy_is_a_sleeping_team_and_gives_a_streams_vectors(
     assert [_session_threads(c)[0] for c in copies] == [1, 1]
     alone = np.concatenate([embedder.embed([texts[i]]) for i in (0, 100, SLICE + 7)])
     np.testing.assert_allclose(alone, streamed[[0, 100, SLICE + 7]], atol=1e-5)
+
+
+def test_batches_are_formed_by_token_count_not_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Rare words split into many word pieces: these names are shorter in characters than the
+    # plain sentences but longer in tokens, so a sort by characters would batch them wrongly.
+    _exported("onnx")
+    rare = [f"Qzxv Wyrmq Plyxt Zzqk {i}" for i in range(4)]
+    plain = [f"it is the one in the house now {'ab'[i % 2]}" for i in range(4)]
+    texts = [t for pair in zip(plain, rare, strict=True) for t in pair]
+    embedder = MiniLmEmbedder(streams=1, variant="onnx", batch_size=4)
+    copy = embedder._direct
+    assert isinstance(copy, OnnxMiniLm)
+    encoded = copy._tokenizer.encode_batch(texts)
+    tokens = {t: len(e.ids) for t, e in zip(texts, encoded, strict=True)}
+    assert max(len(t) for t in rare) < min(len(t) for t in plain)
+    assert max(tokens[t] for t in plain) < min(tokens[t] for t in rare)
+    batches: list[list[int]] = []
+    run = copy._run
+
+    def spy(batch: list[list[int]]) -> Vectors:
+        batches.append(sorted(map(len, batch)))
+        return run(batch)
+
+    monkeypatch.setattr(copy, "_run", spy)
+    got = embedder.embed(texts)
+    assert batches == [sorted(tokens[t] for t in plain), sorted(tokens[t] for t in rare)]
+    # Padding is masked out: each row is the one its text gets alone, in the order given.
+    alone = np.concatenate([embedder.embed([t]) for t in texts])
+    np.testing.assert_allclose(got, alone, atol=1e-5)
