@@ -211,7 +211,7 @@ def mode_line(mode: str, result: ModeResult, scripted: bool, questions: int) -> 
 
 def report(bench: Bench, note: str, results: dict[str, ModeResult], questions: int) -> list[str]:
     """The lines `grasp bench concurrency` prints."""
-    from evals.bench.index import cpu_model
+    from evals.bench.hardware import cpu_model
 
     scripted = bench.model == SCRIPTED
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())

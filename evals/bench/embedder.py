@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from evals.bench.busy import busy_neighbours
-from evals.bench.index import cpu_model
+from evals.bench.hardware import cpu_model
+from evals.bench.model_work import minilm_shape, pass_flops, token_counts
 from evals.loaders import load_questions
 from graphs.cli.index import count_or_zero
 from graphs.indexing.corpus_files import read_corpus
@@ -64,6 +65,9 @@ class EmbedBench:
     loads: list[str]
     #: Spinning processes beside the question timings.
     busy: int = 0
+    #: The texts' tokens and the float operations of one unpadded pass over them (model_work.py).
+    tokens: int = 0
+    flops: int = 0
 
 
 def sentences(path: Path, count: int) -> list[str]:
@@ -122,7 +126,9 @@ def run_bench(
             query_vectors[reference] @ text_vectors[reference].T,
             query_vectors[result.variant] @ text_vectors[result.variant].T,
         )
-    return EmbedBench(len(texts), len(queries), results, loads, busy)
+    counts = token_counts(texts)
+    flops = pass_flops(counts, minilm_shape())
+    return EmbedBench(len(texts), len(queries), results, loads, busy, sum(counts), flops)
 
 
 def _time_queries(
@@ -156,8 +162,9 @@ def report(bench: EmbedBench, source: str) -> list[str]:
     lines = [
         f"MiniLM variants: {bench.texts} sentences of {source}, {bench.queries} questions"
         f"{f' (timed beside {bench.busy} busy processes)' if bench.busy else ''}; "
-        f"CPU {cpu_model()}, {os.cpu_count()} cores",
-        f"{'variant':<11}{'texts/s':>9}{'× ref':>7}{'/CPU-s':>8}{'× ref':>7}"
+        f"CPU {cpu_model()}, {os.cpu_count()} cores; {bench.tokens} tokens, "
+        f"{bench.flops / 1e9:.1f} GFLOP a pass (unpadded)",
+        f"{'variant':<11}{'texts/s':>9}{'× ref':>7}{'/CPU-s':>8}{'× ref':>7}{'GFLOP/CPU-s':>12}"
         f"{'query p50':>11}{'p95 ms':>8}{'CPU p50':>9}"
         f"{'cos mean':>10}{'cos min':>9}{f'top-{TOP_K}':>8}   texts/s by round",
     ]
@@ -172,7 +179,7 @@ def report(bench: EmbedBench, source: str) -> list[str]:
         rounds = " ".join(f"{r:.0f}" for r in result.texts_per_s)
         lines.append(
             f"{result.variant:<11}{rate:>9.1f}{rate / base:>7.2f}{cpu_rate:>8.1f}"
-            f"{cpu_rate / base_cpu:>7.2f}"
+            f"{cpu_rate / base_cpu:>7.2f}{cpu_rate * bench.flops / bench.texts / 1e9:>12.1f}"
             f"{statistics.median(result.query_ms):>11.2f}{_p95(result.query_ms):>8.2f}"
             f"{statistics.median(result.query_cpu_ms):>9.2f}"
             f"{fidelity}   {rounds}"

@@ -116,7 +116,7 @@ def all_well(rows: list[CaseResult]) -> bool:
 
 def handle_faults(args: argparse.Namespace) -> int:
     """Run `grasp bench faults`: the chosen cases in a scratch install, then the table."""
-    from evals.bench.index import cpu_model
+    from evals.bench.hardware import cpu_model
     from graphs.cli.main import console
     from store.engine import server_version
 

@@ -6,13 +6,13 @@ import argparse
 import asyncio
 import dataclasses
 import os
-import platform
 import random
 import time
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
+from evals.bench.hardware import cpu_model
 from evals.bench.names import bench_corpus
 from graphs.cli.index import CPU_BATCH_CONCURRENCY
 from graphs.indexing.context import IndexContext
@@ -63,18 +63,6 @@ def synthetic_passages(count: int, sentences: int, seed: int = 7) -> list[dict[s
         ]
         passages.append({"title": f"{subject} {i}", "text": " ".join(facts)})
     return passages
-
-
-def cpu_model() -> str:
-    """The processor's name, for the printed hardware line."""
-    try:
-        with open("/proc/cpuinfo") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def size_list(value: str) -> list[int]:
@@ -246,6 +234,7 @@ def handle(args: argparse.Namespace) -> int:
                 f"hardware: {os.cpu_count()} cores, {cpu_model()}; embedder "
                 f"{result['embedder']}; load average {load}",
                 markup=False,
+                soft_wrap=True,
             )
         console.print(f"— {count} passages —", markup=False)
         for line in report(result):

@@ -8,7 +8,7 @@ import statistics
 import numpy as np
 from sqlalchemy import Engine
 
-from evals.bench.index import cpu_model
+from evals.bench.hardware import cpu_model
 from evals.bench.methods import TARGET_COLD_P50_MS, TARGET_P50_MS, TARGET_P95_MS
 from store.engine import server_version
 

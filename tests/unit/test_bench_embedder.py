@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import statistics
 import time
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 
 from evals.bench.busy import busy_neighbours
 from evals.bench.embedder import _overlap, questions, report, run_bench, sentences
+from evals.bench.model_work import minilm_shape, pass_flops, token_counts
 from graphs.cli.main import build_parser
 from graphs.models.onnx_export import OnnxModelMissing, find_onnx_model
 
@@ -93,8 +95,15 @@ def test_a_small_run_compares_variants_on_their_real_vectors() -> None:
     assert fp32.cosine_mean is None  # the reference
     assert int8.cosine_min is not None and 0.98 < int8.cosine_min <= 1.0
     assert int8.top_k_overlap is not None and 0.5 <= int8.top_k_overlap <= 1.0
+    # The work of a pass: the texts' own tokens, counted without padding.
+    assert bench.tokens == sum(token_counts(texts))
+    assert bench.flops == pass_flops(token_counts(texts), minilm_shape())
     lines = report(bench, "people")
     assert "(timed beside 1 busy processes)" in lines[0]
+    assert f"{bench.tokens} tokens, {bench.flops / 1e9:.1f} GFLOP a pass" in lines[0]
+    per_cpu_s = statistics.median(fp32.texts_per_cpu_s)
+    assert lines[1].split()[7] == "GFLOP/CPU-s"  # "× ref" is two words
+    assert lines[2].split()[5] == f"{per_cpu_s * bench.flops / len(texts) / 1e9:.1f}"
     assert lines[2].startswith("onnx ") and "(reference)" in lines[2]
     assert lines[3].startswith("onnx-int8") and len(bench.loads) == 2
 
