@@ -46,8 +46,9 @@ def pass_flops(counts: list[int], shape: EncoderShape) -> int:
     """Float operations of one unpadded pass (a multiply-add counts two).
 
     Per layer and token: the Q, K, V and output projections (4 hidden²) and the two feed-forward
-    products (2 hidden × feed-forward); per layer and text of n tokens: the scores and the
-    weighted sum of attention (2 n² hidden). Norms, GELU and softmax are left out (a few %).
+    products (2 hidden × feed-forward); per layer and text of n tokens: the attention's scores
+    and weighted sum (n² × hidden each). Norms, GELU and softmax are left out (a few %); an int8
+    variant does the same work in integers.
     """
     per_token = 2 * (4 * shape.hidden**2 + 2 * shape.hidden * shape.feed_forward)
     return shape.layers * sum(per_token * n + 2 * 2 * n * n * shape.hidden for n in counts)
