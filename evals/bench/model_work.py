@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 
 from graphs.models.onnx_export import weights_dir
-from graphs.models.onnx_minilm import MAX_TOKENS
+from graphs.models.onnx_minilm import minilm_tokenizer
 
 
 @dataclass(frozen=True)
@@ -34,11 +34,7 @@ def minilm_shape() -> EncoderShape:
 
 def token_counts(texts: list[str]) -> list[int]:
     """Each text's tokens as the encoder sees them (with [CLS] and [SEP], truncated)."""
-    from tokenizers import Tokenizer
-
-    tokenizer = Tokenizer.from_file(str(weights_dir() / "tokenizer.json"))
-    tokenizer.enable_truncation(MAX_TOKENS)
-    tokenizer.no_padding()
+    tokenizer = minilm_tokenizer(weights_dir() / "tokenizer.json")
     return [len(encoding.ids) for encoding in tokenizer.encode_batch(texts)]
 
 

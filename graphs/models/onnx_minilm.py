@@ -12,13 +12,28 @@ do not.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from nodes.embedding import Vectors
 
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
 #: MiniLM's sentence-transformers limit: longer texts are truncated to this many tokens.
 MAX_TOKENS = 256
+
+
+def minilm_tokenizer(tokenizer_file: Path) -> Tokenizer:
+    """MiniLM's tokenizer as the encoder reads texts: truncated to `MAX_TOKENS`, unpadded."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(tokenizer_file))
+    tokenizer.enable_truncation(MAX_TOKENS)
+    # The shipped file pads every text to 128; batches are padded by `OnnxMiniLm`, to their longest.
+    tokenizer.no_padding()
+    return tokenizer
 
 
 class OnnxMiniLm:
@@ -32,7 +47,6 @@ class OnnxMiniLm:
 
     def __init__(self, model_file: Path, tokenizer_file: Path, threads: int = 1) -> None:
         import onnxruntime as ort
-        from tokenizers import Tokenizer
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
@@ -44,10 +58,7 @@ class OnnxMiniLm:
         self._session = ort.InferenceSession(
             str(model_file), options, providers=["CPUExecutionProvider"]
         )
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        self._tokenizer.enable_truncation(MAX_TOKENS)
-        # The shipped file pads every text to 128; batches are padded here, to their longest text.
-        self._tokenizer.no_padding()
+        self._tokenizer = minilm_tokenizer(tokenizer_file)
         self._pad_id = self._tokenizer.token_to_id("[PAD]") or 0
         self.dim = int(self._session.get_outputs()[0].shape[-1])
 
