@@ -25,7 +25,7 @@ def describe_cpu(cpuinfo: str) -> str:
     widest = "AVX-512" if "avx512f" in flags else "AVX2, no AVX-512" if "avx2" in flags else ""
     details = [f"family {fields['cpu family']}"] if "cpu family" in fields else []
     details += [f"model {fields['model']}"] if "model" in fields else []
-    described = ", ".join(details) + (f"; {widest}" if widest and details else widest)
+    described = "; ".join(part for part in (", ".join(details), widest) if part)
     return f"{name} ({described})" if described else name
 
 
