@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import platform
 
+from graphs.models.cores import multiplies_bfloat16
+
 
 def describe_cpu(cpuinfo: str) -> str:
     """`NAME (family F, model M; ISA)` from /proc/cpuinfo's first processor block."""
@@ -23,6 +25,8 @@ def describe_cpu(cpuinfo: str) -> str:
     name = fields.get("model name") or platform.processor() or "unknown"
     flags = set(fields.get("flags", "").split())
     widest = "AVX-512" if "avx512f" in flags else "AVX2, no AVX-512" if "avx2" in flags else ""
+    if multiplies_bfloat16(flags):  # what picks the default embedder's bf16 variant
+        widest += ", AMX-BF16"
     details = [f"family {fields['cpu family']}"] if "cpu family" in fields else []
     details += [f"model {fields['model']}"] if "model" in fields else []
     described = "; ".join(part for part in (", ".join(details), widest) if part)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from graphs.models.minilm_batches import minilm_tokenizer
 from graphs.models.onnx_export import weights_dir
-from graphs.models.onnx_minilm import minilm_tokenizer
 
 
 @dataclass(frozen=True)

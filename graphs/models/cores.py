@@ -1,4 +1,4 @@
-"""How many cores this process may use: local models size their threads by it."""
+"""The cores this process may use and what they compute: local models size and pick by them."""
 
 from __future__ import annotations
 
@@ -11,3 +11,23 @@ def usable_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def cpu_flags(cpuinfo: str | None = None) -> set[str]:
+    """The first processor's feature flags in /proc/cpuinfo (`cpuinfo` instead, for tests)."""
+    if cpuinfo is None:
+        try:
+            with open("/proc/cpuinfo") as handle:
+                cpuinfo = handle.read()
+        except OSError:  # not on Linux: no flags known
+            return set()
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "flags":
+            return set(value.split())
+    return set()
+
+
+def multiplies_bfloat16(flags: set[str]) -> bool:
+    """Whether the cores multiply bfloat16 matrices in hardware (Intel AMX)."""
+    return "amx_bf16" in flags

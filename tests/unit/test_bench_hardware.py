@@ -29,6 +29,8 @@ def test_the_cpu_line_names_family_model_and_vector_width() -> None:
     assert describe_cpu(MILAN) == "AMD EPYC (family 25, model 1; AVX2, no AVX-512)"
     genoa = MILAN.replace("model\t\t: 1", "model\t\t: 17").replace("bmi2", "bmi2 avx512f")
     assert describe_cpu(genoa) == "AMD EPYC (family 25, model 17; AVX-512)"
+    amx = MILAN.replace("bmi2", "avx512f amx_tile amx_bf16").replace("AMD EPYC", "Xeon")
+    assert describe_cpu(amx) == "Xeon (family 25, model 1; AVX-512, AMX-BF16)"
 
 
 def test_a_cpuinfo_without_those_fields_still_names_something(

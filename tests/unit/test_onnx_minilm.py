@@ -91,6 +91,7 @@ def test_int8_rows_stay_close_whatever_batch_they_share() -> None:
         ("local:all-MiniLM-L6-v2@torch", "torch"),
         ("local:all-MiniLM-L6-v2@onnx", "onnx"),
         ("all-MiniLM-L6-v2@onnx-int8", "onnx-int8"),
+        ("local@bf16", "bf16"),
         ("local@onnx-int8", "onnx-int8"),
         ("hash", None),
         ("gemini:gemini-embedding-001", None),
@@ -104,6 +105,7 @@ def test_names_record_the_variant_and_keep_torchs_old_name() -> None:
     assert minilm_name("torch") == "local:all-MiniLM-L6-v2"  # what existing corpora hold
     assert minilm_name("onnx") == "local:all-MiniLM-L6-v2@onnx"
     assert minilm_name("onnx-int8") == "local:all-MiniLM-L6-v2@onnx-int8"
+    assert minilm_name("bf16") == "local:all-MiniLM-L6-v2@bf16"
 
 
 def test_an_unknown_variant_is_one_clear_line() -> None:
@@ -111,8 +113,8 @@ def test_an_unknown_variant_is_one_clear_line() -> None:
         make_embedder("local:all-MiniLM-L6-v2@onnx-int4")
     assert str(refused.value) == (
         "unknown MiniLM variant 'onnx-int4' in 'local:all-MiniLM-L6-v2@onnx-int4': use "
-        "local:all-MiniLM-L6-v2@torch, local:all-MiniLM-L6-v2@onnx, "
-        "local:all-MiniLM-L6-v2@onnx-int8"
+        "local:all-MiniLM-L6-v2@torch, local:all-MiniLM-L6-v2@bf16, "
+        "local:all-MiniLM-L6-v2@onnx, local:all-MiniLM-L6-v2@onnx-int8"
     )
 
 
@@ -189,16 +191,16 @@ def test_batches_are_formed_by_token_count_not_characters(monkeypatch: pytest.Mo
     embedder = MiniLmEmbedder(streams=1, variant="onnx", batch_size=4)
     copy = embedder._direct
     assert isinstance(copy, OnnxMiniLm)
-    encoded = copy._tokenizer.encode_batch(texts)
+    encoded = copy._batches._tokenizer.encode_batch(texts)
     tokens = {t: len(e.ids) for t, e in zip(texts, encoded, strict=True)}
     assert max(len(t) for t in rare) < min(len(t) for t in plain)
     assert max(tokens[t] for t in plain) < min(tokens[t] for t in rare)
     batches: list[list[int]] = []
     run = copy._run
 
-    def spy(batch: list[list[int]]) -> Vectors:
-        batches.append(sorted(map(len, batch)))
-        return run(batch)
+    def spy(ids: np.ndarray, mask: np.ndarray) -> Vectors:
+        batches.append(sorted(int(n) for n in mask.sum(axis=1)))
+        return run(ids, mask)
 
     monkeypatch.setattr(copy, "_run", spy)
     got = embedder.embed(texts)
