@@ -5,6 +5,7 @@ import re
 import pytest
 from sqlalchemy import Engine
 
+from evals.bench.index import report
 from graphs.cli.main import main
 from store.corpora import CorpusNotFound, corpus_id, corpus_stats
 from store.databases import database_name
@@ -57,3 +58,21 @@ def test_a_bad_size_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> Non
         main(["bench", "index", "--passages", "1000,ten"])
     assert exit_.value.code == 2
     assert "expected counts like 1000,10000; got '1000,ten'" in capsys.readouterr().err
+
+
+def test_the_database_line_is_signed_when_a_rerun_shrinks_the_store() -> None:
+    result = {
+        "elapsed": 9.0,
+        "this_run": {"bulk_load": True, "unit_index_build_ms": 1100, "index_build_ms": 100},
+        "passages_done": 1000,
+        "propositions": 5000,
+        "entities": 448,
+        "edges": 9983,
+        "db_growth": -61 * 2**20,
+        "db_size": 172 * 2**20,
+        "embedder_alone": None,
+    }
+    assert "database: -61 MiB (total 172 MiB)" in report(result)
+    assert "database: +250 MiB (total 403 MiB)" in report(
+        {**result, "db_growth": 250 * 2**20, "db_size": 403 * 2**20}
+    )
