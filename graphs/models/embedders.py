@@ -22,21 +22,21 @@ from store.models import EMBEDDING_DIM
 GEMINI_EMBEDDER = "gemini:gemini-embedding-001"
 
 
-def offline_embedder(model_dir: Path | None = None, flags: set[str] | None = None) -> str:
+def offline_embedder(model_dir: Path | None = None) -> str:
     """The default embedder without a Gemini key: MiniLM's export, or bf16 where AMX multiplies.
 
-    MiniLM on ONNX Runtime where it is exported; bfloat16 PyTorch for long calls on CPUs that
-    multiply bfloat16 in hardware (`flags`: this CPU's unless given). The fp32 export makes the PyTorch model's vectors (store/vector_spaces.py) at 1.6-2× its texts
-    per CPU-second and a third of its query latency; with AMX, bf16 encodes 2.2× the export's
-    texts and its questions go to the export (docs/experiments.md, issue 35). All three share one
-    vector space, so a corpus indexed on one machine answers on another. Without the export
-    (scripts/install.sh writes it) the PyTorch model serves.
+    The fp32 ONNX export makes the PyTorch model's vectors (store/vector_spaces.py) at 1.7-2.7× its
+    texts per CPU-second and a third of its query latency. On CPUs that multiply bfloat16 in
+    hardware (AMX), `@bf16` encodes 2.2× the export's texts, its questions going to the export
+    (docs/experiments.md, issue 35). All three share one vector space, so a corpus indexed on one
+    machine answers on another. Without the export (scripts/install.sh writes it) the PyTorch
+    model serves.
     """
     try:
         find_onnx_model("onnx", model_dir)
     except OnnxModelMissing:
         return MINILM_NAME
-    if multiplies_bfloat16(cpu_flags() if flags is None else flags):
+    if multiplies_bfloat16(cpu_flags()):
         return f"{MINILM_NAME}@bf16"
     return f"{MINILM_NAME}@onnx"
 

@@ -7,14 +7,16 @@ busy process. Two single-thread streams, each encoding its own slice of the text
 of the model, do not wait for each other: 1.5× beside the same busy process, and 8 % faster alone
 (11.1 s against 12.1 s). The vectors are the same.
 
-Variants: `torch` (sentence-transformers, fp32); `bf16`, the same PyTorch model with its products
-in bfloat16 (autocast), fast only where the CPU multiplies bfloat16 itself (AMX); and, from files
-exported at install time (graphs/models/onnx_export.py), `onnx` (fp32) and `onnx-int8`
-(dynamically quantised) on ONNX Runtime, each stream a single-thread session. The copy that serves small calls (a question) is
-not a stream: on ONNX Runtime it runs a team of up to `DIRECT_THREADS` threads that sleep rather
-than spin while they wait, which a busy neighbour slows less than it slows one thread (measured in
-graphs/models/onnx_minilm.py). A variant is part of the embedder's name, which a
-corpus records, so vectors of one variant are never compared with another's.
+Variants: `torch` (sentence-transformers, fp32); `bf16`, the same PyTorch weights with their
+products in bfloat16 (autocast), fast only where the CPU multiplies bfloat16 itself (AMX); and,
+from files exported at install time (graphs/models/onnx_export.py), `onnx` (fp32) and
+`onnx-int8` (dynamically quantised) on ONNX Runtime, each stream a single-thread session. The
+copy that serves small calls (a question) is not a stream: on ONNX Runtime it runs a team of up
+to `DIRECT_THREADS` threads that sleep rather than spin while they wait, which a busy neighbour
+slows less than it slows one thread (measured in graphs/models/onnx_minilm.py); `bf16`'s small
+calls go to the fp32 export, which answers one question in a third of bf16 PyTorch's time. A
+variant is part of the embedder's name, which a corpus records, so vectors of one variant are
+never compared with another's unless store/vector_spaces.py says they are the same.
 """
 
 from __future__ import annotations
