@@ -12,16 +12,23 @@ from graphs.models.onnx_export import MODEL_DIR_FOLDER, ONNX_FILES
 from graphs.runtime.settings import Settings
 
 
+def a_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flags: set[str]
+) -> tuple[dict[str, str], Path]:
+    """A CPU with `flags`, no export beside the (redirected) weights; GRASP_MODEL_DIR's folder."""
+    monkeypatch.setattr(onnx_export, "weights_dir", lambda: tmp_path / "weights")
+    monkeypatch.setattr(embedders, "cpu_flags", lambda: flags)
+    env = {"GRASP_MODEL_DIR": str(tmp_path / "models")}
+    return env, tmp_path / "models" / MODEL_DIR_FOLDER
+
+
 def test_the_default_is_fp32_onnx_where_exported_and_torch_where_not(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # No export beside the (redirected) weights and none in GRASP_MODEL_DIR: the PyTorch model.
-    monkeypatch.setattr(onnx_export, "weights_dir", lambda: tmp_path / "weights")
-    monkeypatch.setattr(embedders, "cpu_flags", lambda: {"avx2", "fma"})
-    env = {"GRASP_MODEL_DIR": str(tmp_path / "models")}
+    # No export beside the weights and none in GRASP_MODEL_DIR: the PyTorch model.
+    env, folder = a_machine(tmp_path, monkeypatch, {"avx2", "fma"})
     assert Settings.from_env(env).embedder == "local:all-MiniLM-L6-v2"
     # The fp32 file in GRASP_MODEL_DIR: its variant.
-    folder = tmp_path / "models" / MODEL_DIR_FOLDER
     folder.mkdir(parents=True)
     (folder / ONNX_FILES["onnx"]).write_bytes(b"")
     assert Settings.from_env(env).embedder == "local:all-MiniLM-L6-v2@onnx"
@@ -38,12 +45,9 @@ def test_the_default_is_fp32_onnx_where_exported_and_torch_where_not(
 def test_cpus_with_amx_index_in_bf16_once_the_export_can_answer_questions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(onnx_export, "weights_dir", lambda: tmp_path / "weights")
-    monkeypatch.setattr(embedders, "cpu_flags", lambda: {"avx512f", "amx_tile", "amx_bf16"})
-    env = {"GRASP_MODEL_DIR": str(tmp_path / "models")}
+    env, folder = a_machine(tmp_path, monkeypatch, {"avx512f", "amx_tile", "amx_bf16"})
     # bf16's questions go to the fp32 export: without it, the PyTorch model as before.
     assert Settings.from_env(env).embedder == "local:all-MiniLM-L6-v2"
-    folder = tmp_path / "models" / MODEL_DIR_FOLDER
     folder.mkdir(parents=True)
     (folder / ONNX_FILES["onnx"]).write_bytes(b"")
     assert Settings.from_env(env).embedder == "local:all-MiniLM-L6-v2@bf16"
