@@ -32,7 +32,7 @@ import numpy as np
 from graphs.models.cores import usable_cores
 from graphs.models.onnx_export import find_onnx_model, weights_dir
 from graphs.models.onnx_minilm import OnnxMiniLm
-from graphs.models.torch_minilm import Bf16MiniLm, TorchMiniLm
+from graphs.models.torch_minilm import MINILM_DIM, Bf16MiniLm, TorchMiniLm
 from nodes.embedding import Vectors
 
 #: The offline default embedder's name (also its spec).
@@ -86,7 +86,7 @@ class MiniLmEmbedder:
             raise ValueError(f"unknown MiniLM variant {variant!r}: use one of {MINILM_VARIANTS}")
         self.name = minilm_name(variant)
         self.variant = variant
-        self.dim = 384
+        self.dim = MINILM_DIM
         self.cpu_bound = True
         self.batch_size = batch_size or BATCH_SIZES[variant]
         # bf16 PyTorch answers one question in three times the fp32 ONNX export's time (16 against
