@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import platform
 
-from graphs.models.cores import multiplies_bfloat16
+from graphs.models.cores import cpu_flags, multiplies_bfloat16
 
 
 def describe_cpu(cpuinfo: str) -> str:
@@ -23,7 +23,7 @@ def describe_cpu(cpuinfo: str) -> str:
         key, _, value = line.partition(":")
         fields.setdefault(key.strip(), value.strip())
     name = fields.get("model name") or platform.processor() or "unknown"
-    flags = set(fields.get("flags", "").split())
+    flags = cpu_flags(cpuinfo)
     widest = "AVX-512" if "avx512f" in flags else "AVX2, no AVX-512" if "avx2" in flags else ""
     if multiplies_bfloat16(flags):  # what picks the default embedder's bf16 variant
         widest += ", AMX-BF16"
