@@ -12,6 +12,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Literal
 
+from store.postmaster import get_server_waiting, is_alive, postmaster_pid
+
 log = logging.getLogger(__name__)
 
 CleanupMode = Literal["stop", "delete"] | None
@@ -27,7 +29,7 @@ def start_embedded_server(data_dir: Path, cleanup: CleanupMode = None) -> str:
     changed = False
     if (data_dir / "PG_VERSION").exists():
         changed = write_server_settings(data_dir)  # before the start that reads them
-    server = _pgserver().get_server(data_dir, cleanup_mode=cleanup)
+    server = get_server_waiting(_pgserver(), data_dir, cleanup)
     # A data directory initialised just now gets the file too (shared_buffers from its next start).
     changed = write_server_settings(data_dir) or changed
     uri = str(server.get_uri())
@@ -160,19 +162,17 @@ def stop_embedded_server(data_dir: Path, *, force: bool = False) -> StopOutcome:
     killed with -9 never unregisters: so this stops it with pg_ctl directly. Live `grasp`
     processes still using it are named and the stop refused, unless `force`.
     """
-    postmaster = _postmaster_pid(data_dir)
+    postmaster = postmaster_pid(data_dir)
     handles = data_dir / HANDLE_FILE
     if postmaster is None:
         _forget_users(handles)  # stale entries of killed commands
         return StopOutcome(stopped=False, was_running=False)
-    users = tuple(
-        pid for pid in _registered_users(handles) if pid != os.getpid() and _is_alive(pid)
-    )
+    users = tuple(pid for pid in _registered_users(handles) if pid != os.getpid() and is_alive(pid))
     if users and not force:
         return StopOutcome(stopped=False, was_running=True, users=users)
     _pg_ctl(data_dir, "stop")
     _forget_users(handles)
-    return StopOutcome(stopped=_postmaster_pid(data_dir) is None, was_running=True, users=users)
+    return StopOutcome(stopped=postmaster_pid(data_dir) is None, was_running=True, users=users)
 
 
 def restart_embedded_server(data_dir: Path) -> tuple[int, ...]:
@@ -182,12 +182,12 @@ def restart_embedded_server(data_dir: Path) -> tuple[int, ...]:
     refuse the restart (empty: restarted, or nothing was running). This process's connections
     are cut: dispose of its engine's pool afterwards.
     """
-    if _postmaster_pid(data_dir) is None:
+    if postmaster_pid(data_dir) is None:
         return ()
     users = tuple(
         pid
         for pid in _registered_users(data_dir / HANDLE_FILE)
-        if pid != os.getpid() and _is_alive(pid)
+        if pid != os.getpid() and is_alive(pid)
     )
     if users:
         return users
@@ -205,26 +205,6 @@ def _pg_ctl(data_dir: Path, action: str) -> None:
     # As root the server runs as the `pgserver` user, and pg_ctl must too.
     user = "pgserver" if hasattr(os, "geteuid") and os.geteuid() == 0 else None
     run("pg_ctl", ("-w", "-m", "fast", "-D", str(data_dir), action), bin_path=bin_path, user=user)
-
-
-def _postmaster_pid(data_dir: Path) -> int | None:
-    """The running postmaster's pid from postmaster.pid, or None (no file, or a dead pid)."""
-    try:
-        first = (data_dir / "postmaster.pid").read_text().splitlines()[0]
-        pid = int(first.strip())
-    except (OSError, IndexError, ValueError):
-        return None
-    return pid if _is_alive(pid) else None
-
-
-def _is_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # alive, owned by another user (postgres runs as `pgserver`)
-        return True
-    return True
 
 
 def _registered_users(handles: Path) -> list[int]:
