@@ -48,7 +48,7 @@ class VariantResult:
     texts_per_cpu_s: list[float] = field(default_factory=list)
     query_ms: list[float] = field(default_factory=list)
     #: CPU time of this process per question: the small-call copy's whole thread team (nothing
-    #: else runs while questions are timed, and its threads sleep rather than spin when idle).
+    #: else runs while questions are timed, and its threads spin only microseconds when idle).
     query_cpu_ms: list[float] = field(default_factory=list)
     cosine_mean: float | None = None
     cosine_min: float | None = None
@@ -213,7 +213,7 @@ def register_bench(sub: Any) -> None:
         "--variants",
         type=variant_list,
         default=list(MINILM_VARIANTS),
-        help="comma-separated, the first the reference (default: torch,onnx,onnx-int8)",
+        help=f"comma-separated, the first the reference (default: {','.join(MINILM_VARIANTS)})",
     )
     parser.set_defaults(handler=handle)
 

@@ -15,14 +15,20 @@ import numpy as np
 from graphs.models.minilm_batches import TokenBatches
 from nodes.embedding import Vectors
 
+#: How long a team's idle thread spins before it sleeps, in microseconds: long enough to catch the
+#: next operator of the same question, short enough not to hold a core a busy neighbour needs.
+TEAM_SPIN_US = 5
+
 
 class OnnxMiniLm:
     """A session with `threads` intra-op threads and its own tokenizer (not shareable).
 
-    A team of several threads does not spin while it waits: one question alone took 3.4 ms p50
-    with two idle-sleeping threads, 2.8 ms spinning and 4.9 ms on one thread, but beside a busy
-    process on one of the two cores the spinning team took 7.0 ms (its waiting member burns the
-    core the other needs) and the sleeping one 4.1–4.5 ms (docs/scale.md, issue 35).
+    A team's threads spin `TEAM_SPIN_US` between operators, then sleep. ONNX Runtime's default
+    long spin answered one question in 2.8 ms alone but 7.0 ms beside a busy process on one of
+    the two cores (its waiting member burns the core the other needs); a team that never spins,
+    4.1–4.5 ms there but 3.4 alone; one thread 4.9 alone. A 5 µs spin took the short spin's
+    gain alone and none of the long spin's loss beside the busy process (docs/experiments.md,
+    "The question copy spins 5 µs").
     """
 
     def __init__(self, model_file: Path, tokenizer_file: Path, threads: int = 1) -> None:
@@ -34,7 +40,7 @@ class OnnxMiniLm:
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.log_severity_level = 3  # the int8 file's shape-inference notices are expected
         if threads > 1:
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            options.add_session_config_entry("session.intra_op.spin_duration_us", str(TEAM_SPIN_US))
         self._session = ort.InferenceSession(
             str(model_file), options, providers=["CPUExecutionProvider"]
         )

@@ -153,30 +153,34 @@ def test_onnx_variants_encode_in_small_batches_and_torch_in_its_own() -> None:
     assert MiniLmEmbedder(streams=1, variant="onnx", batch_size=5).batch_size == 5
 
 
-def _session_threads(copy: object) -> tuple[int, str]:
-    """A copy's intra-op thread count and whether its team spins ("0": it sleeps)."""
+def _session_team(copy: object) -> tuple[int, str | None, str | None]:
+    """A copy's intra-op thread count, whether its team may spin and how long (None: not set)."""
     options = copy._session.get_session_options()  # type: ignore[attr-defined]
-    try:
-        spinning = options.get_session_config_entry("session.intra_op.allow_spinning")
-    except RuntimeError:  # not set: ONNX Runtime's default, a spinning team
-        spinning = "1"
-    return int(options.intra_op_num_threads), spinning
+
+    def entry(key: str) -> str | None:
+        try:
+            return str(options.get_session_config_entry(key))
+        except RuntimeError:  # not set: ONNX Runtime's default (spinning allowed, a long spin)
+            return None
+
+    spins = entry("session.intra_op.allow_spinning")
+    return int(options.intra_op_num_threads), spins, entry("session.intra_op.spin_duration_us")
 
 
-def test_the_question_copy_is_a_sleeping_team_and_gives_a_streams_vectors(
+def test_the_question_copy_is_a_briefly_spinning_team_and_gives_a_streams_vectors(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A question is embedded by the small-call copy: two threads that sleep while they wait
-    # (a spinning team took 7 ms beside a busy process, one thread 4.9 ms quiet); the streams
-    # stay single-thread sessions on two cores, and the rows are the same either way.
+    # A question is embedded by the small-call copy: two threads that spin 5 µs, then sleep
+    # (a long-spinning team took 7 ms beside a busy process, one thread 4.9 ms quiet); the
+    # streams stay single-thread sessions on two cores, and the rows are the same either way.
     _exported("onnx")
     monkeypatch.setattr("graphs.models.minilm.usable_cores", lambda: 2)
     embedder = MiniLmEmbedder(variant="onnx")
-    assert _session_threads(embedder._direct) == (2, "0")
+    assert _session_team(embedder._direct) == (2, None, "5")
     texts = [f"Person {i} was born in town {i % 37}." for i in range(SLICE + 8)]
     streamed = embedder.embed(texts)
     copies = [embedder._stream_copies.get() for _ in range(embedder.streams)]
-    assert [_session_threads(c)[0] for c in copies] == [1, 1]
+    assert [_session_team(c)[0] for c in copies] == [1, 1]
     alone = np.concatenate([embedder.embed([texts[i]]) for i in (0, 100, SLICE + 7)])
     np.testing.assert_allclose(alone, streamed[[0, 100, SLICE + 7]], atol=1e-5)
 
