@@ -3,7 +3,8 @@
 Each variant runs through the product's own embedder (graphs/models/minilm.py: its streams and
 its small-call copy). The variants take turns within each round, and each question is embedded
 by every variant in turn, so a machine shared with other work loads them alike; the load average
-is printed with every round. Fidelity is measured against the first variant (fp32 PyTorch by
+is printed with every round. A question is timed twice: cold (the caches emptied first, as after
+a chat model's call) and warm (again at once). Fidelity is measured against the first variant (fp32 PyTorch by
 default): the cosine between the two vectors of each text, and how many of each question's ten
 nearest texts are the same.
 """
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from evals.bench.busy import busy_neighbours
+from evals.bench.caches import CacheFlusher
 from evals.bench.hardware import cpu_model
 from evals.bench.model_work import minilm_shape, pass_flops, token_counts
 from evals.loaders import load_questions
@@ -46,7 +48,10 @@ class VariantResult:
     #: Texts per CPU-second of this process (all its streams): the work itself, which other
     #: processes' load changes far less than the wall clock.
     texts_per_cpu_s: list[float] = field(default_factory=list)
+    #: One question right after the same model embedded it: its weights as warm as they get.
     query_ms: list[float] = field(default_factory=list)
+    #: One question after the caches were emptied (caches.py): as after a chat model's call.
+    cold_query_ms: list[float] = field(default_factory=list)
     #: CPU time of this process per question: the small-call copy's whole thread team (nothing
     #: else runs while questions are timed, and its threads spin only microseconds when idle).
     query_cpu_ms: list[float] = field(default_factory=list)
@@ -134,10 +139,19 @@ def run_bench(
 def _time_queries(
     embedders: list[MiniLmEmbedder], results: list[VariantResult], queries: list[str]
 ) -> dict[str, Vectors]:
-    """Embed each question alone with every variant in turn; return each variant's rows."""
+    """Embed each question with every variant in turn, cold then warm; return each one's rows.
+
+    Cold: after the caches were emptied. Warm: the same question again at once, so a variant
+    is not timed on caches the variant before it filled.
+    """
+    flusher = CacheFlusher()
     rows: dict[str, list[Vectors]] = {e.variant: [] for e in embedders}
     for question in queries:
         for embedder, result in zip(embedders, results, strict=True):
+            flusher.flush()
+            started = time.perf_counter()
+            embedder.embed([question])
+            result.cold_query_ms.append((time.perf_counter() - started) * 1000)
             started, cpu = time.perf_counter(), time.process_time()
             vector = embedder.embed([question])
             result.query_ms.append((time.perf_counter() - started) * 1000)
@@ -165,7 +179,7 @@ def report(bench: EmbedBench, source: str) -> list[str]:
         f"CPU {cpu_model()}, {os.cpu_count()} cores; {bench.tokens} tokens, "
         f"{bench.flops / 1e9:.1f} GFLOP a pass (unpadded)",
         f"{'variant':<11}{'texts/s':>9}{'× ref':>7}{'/CPU-s':>8}{'× ref':>7}{'GFLOP/CPU-s':>12}"
-        f"{'query p50':>11}{'p95 ms':>8}{'CPU p50':>9}"
+        f"{'query p50':>11}{'p95 ms':>8}{'CPU p50':>9}{'cold p50':>10}"
         f"{'cos mean':>10}{'cos min':>9}{f'top-{TOP_K}':>8}   texts/s by round",
     ]
     for result in bench.results:
@@ -182,6 +196,7 @@ def report(bench: EmbedBench, source: str) -> list[str]:
             f"{cpu_rate / base_cpu:>7.2f}{cpu_rate * bench.flops / bench.texts / 1e9:>12.1f}"
             f"{statistics.median(result.query_ms):>11.2f}{_p95(result.query_ms):>8.2f}"
             f"{statistics.median(result.query_cpu_ms):>9.2f}"
+            f"{statistics.median(result.cold_query_ms):>10.2f}"
             f"{fidelity}   {rounds}"
         )
     lines.append("load average before each round: " + " | ".join(bench.loads))

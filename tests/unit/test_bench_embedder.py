@@ -92,6 +92,7 @@ def test_a_small_run_compares_variants_on_their_real_vectors() -> None:
     bench = run_bench(["onnx", "onnx-int8"], texts, queries, rounds=2, busy=1)
     fp32, int8 = bench.results
     assert len(fp32.texts_per_s) == 2 and len(int8.query_ms) == 2
+    assert len(int8.cold_query_ms) == 2 and all(ms > 0 for ms in int8.cold_query_ms)
     assert fp32.cosine_mean is None  # the reference
     assert int8.cosine_min is not None and 0.98 < int8.cosine_min <= 1.0
     assert int8.top_k_overlap is not None and 0.5 <= int8.top_k_overlap <= 1.0
@@ -103,6 +104,8 @@ def test_a_small_run_compares_variants_on_their_real_vectors() -> None:
     assert f"{bench.tokens} tokens, {bench.flops / 1e9:.1f} GFLOP a pass" in lines[0]
     per_cpu_s = statistics.median(fp32.texts_per_cpu_s)
     assert lines[1].split()[7] == "GFLOP/CPU-s"  # "× ref" is two words
+    assert lines[1].split()[14:16] == ["cold", "p50"]
+    assert lines[2].split()[9] == f"{statistics.median(fp32.cold_query_ms):.2f}"
     assert lines[2].split()[5] == f"{per_cpu_s * bench.flops / len(texts) / 1e9:.1f}"
     assert lines[2].startswith("onnx ") and "(reference)" in lines[2]
     assert lines[3].startswith("onnx-int8") and len(bench.loads) == 2
