@@ -3,8 +3,8 @@
 Each variant runs through the product's own embedder (graphs/models/minilm.py: its streams and
 its small-call copy). The variants take turns within each round, and each question is embedded
 by every variant in turn, so a machine shared with other work loads them alike; the load average
-is printed with every round. A question is timed twice: cold (the caches emptied first, as after
-a chat model's call) and warm (again at once). Fidelity is measured against the first variant (fp32 PyTorch by
+is printed with every round. A question is timed warm (right after the same model embedded it)
+and cold (right after the caches were emptied, as after a chat model's call). Fidelity is measured against the first variant (fp32 PyTorch by
 default): the cosine between the two vectors of each text, and how many of each question's ten
 nearest texts are the same.
 """
@@ -48,7 +48,7 @@ class VariantResult:
     #: Texts per CPU-second of this process (all its streams): the work itself, which other
     #: processes' load changes far less than the wall clock.
     texts_per_cpu_s: list[float] = field(default_factory=list)
-    #: One question right after the same model embedded it: its weights as warm as they get.
+    #: One question right after the same model embedded it once: its weights as warm as they get.
     query_ms: list[float] = field(default_factory=list)
     #: One question after the caches were emptied (caches.py): as after a chat model's call.
     cold_query_ms: list[float] = field(default_factory=list)
@@ -139,24 +139,28 @@ def run_bench(
 def _time_queries(
     embedders: list[MiniLmEmbedder], results: list[VariantResult], queries: list[str]
 ) -> dict[str, Vectors]:
-    """Embed each question with every variant in turn, cold then warm; return each one's rows.
+    """Embed each question with every variant in turn, warm then cold; return each one's rows.
 
-    Cold: after the caches were emptied. Warm: the same question again at once, so a variant
-    is not timed on caches the variant before it filled.
+    Warm: the question embedded once untimed, then timed, so no variant is timed on caches the
+    one before it filled. Cold, in a second pass: right after the caches were emptied (its
+    effects last a few calls, so the two passes are kept apart).
     """
-    flusher = CacheFlusher()
     rows: dict[str, list[Vectors]] = {e.variant: [] for e in embedders}
+    for question in queries:
+        for embedder, result in zip(embedders, results, strict=True):
+            embedder.embed([question])
+            started, cpu = time.perf_counter(), time.process_time()
+            vector = embedder.embed([question])
+            result.query_ms.append((time.perf_counter() - started) * 1000)
+            result.query_cpu_ms.append((time.process_time() - cpu) * 1000)
+            rows[embedder.variant].append(vector)
+    flusher = CacheFlusher()
     for question in queries:
         for embedder, result in zip(embedders, results, strict=True):
             flusher.flush()
             started = time.perf_counter()
             embedder.embed([question])
             result.cold_query_ms.append((time.perf_counter() - started) * 1000)
-            started, cpu = time.perf_counter(), time.process_time()
-            vector = embedder.embed([question])
-            result.query_ms.append((time.perf_counter() - started) * 1000)
-            result.query_cpu_ms.append((time.process_time() - cpu) * 1000)
-            rows[embedder.variant].append(vector)
     return {variant: np.concatenate(found) for variant, found in rows.items()}
 
 
