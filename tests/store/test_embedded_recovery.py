@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,21 +17,12 @@ import pytest
 
 from store.embedded import start_embedded_server
 from store.postmaster import is_ready, postmaster_pid, postmaster_status, wait_until_ready
-
-START = "import sys; from store.embedded import start_embedded_server as s; print(s(__import__('pathlib').Path(sys.argv[1])))"
+from tests.store.own_server import START, own_data_dir
 
 
 @pytest.fixture
 def data_dir() -> Iterator[Path]:
-    # Outside pytest's 0700 temp tree: postgres runs as another OS user when we are root.
-    root = Path(tempfile.mkdtemp(prefix="grasp-recover-"))
-    yield root / "pgdata"
-    subprocess.run(
-        [sys.executable, "-m", "graphs.cli", "db", "stop", "--force"],
-        env={**os.environ, "GRASP_DATA_DIR": str(root)},
-        capture_output=True,
-    )
-    shutil.rmtree(root, ignore_errors=True)
+    yield from own_data_dir("grasp-recover-")
 
 
 def crash_with_rows(data_dir: Path) -> None:

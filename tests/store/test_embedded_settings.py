@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,9 +21,9 @@ from store.embedded import (
     restart_embedded_server,
     server_settings,
     start_embedded_server,
-    stop_embedded_server,
     write_server_settings,
 )
+from tests.store.own_server import own_data_dir
 
 GB = 1024**3
 
@@ -67,11 +65,7 @@ def test_settings_file_and_include_are_written_once(tmp_path: Path) -> None:
 
 @pytest.fixture
 def data_dir() -> Iterator[Path]:
-    # Outside pytest's 0700 temp tree: postgres runs as another OS user when we are root.
-    root = Path(tempfile.mkdtemp(prefix="grasp-settings-"))
-    yield root / "pgdata"
-    stop_embedded_server(root / "pgdata", force=True)
-    shutil.rmtree(root, ignore_errors=True)
+    yield from own_data_dir("grasp-settings-")
 
 
 def _setting_bytes(uri: str, setting: str) -> int:

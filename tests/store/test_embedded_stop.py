@@ -4,31 +4,20 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from store.embedded import HANDLE_FILE, start_embedded_server
-
-START = "import sys; from store.embedded import start_embedded_server as s; s(__import__('pathlib').Path(sys.argv[1]))"
+from tests.store.own_server import START, own_data_dir
 
 
 @pytest.fixture
 def data_dir() -> Iterator[Path]:
-    # Outside pytest's 0700 temp tree: postgres runs as another OS user when we are root.
-    root = Path(tempfile.mkdtemp(prefix="grasp-stop-"))
-    yield root / "pgdata"
-    subprocess.run(
-        [sys.executable, "-m", "graphs.cli", "db", "stop", "--force"],
-        env={**os.environ, "GRASP_DATA_DIR": str(root)},
-        capture_output=True,
-    )
-    shutil.rmtree(root, ignore_errors=True)
+    yield from own_data_dir("grasp-stop-")
 
 
 def grasp_db(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
