@@ -4,9 +4,9 @@ Each variant runs through the product's own embedder (graphs/models/minilm.py: i
 its small-call copy). The variants take turns within each round, and each question is embedded
 by every variant in turn, so a machine shared with other work loads them alike; the load average
 is printed with every round. A question is timed warm (right after the same model embedded it)
-and cold (right after the caches were emptied, as after a chat model's call). Fidelity is measured against the first variant (fp32 PyTorch by
-default): the cosine between the two vectors of each text, and how many of each question's ten
-nearest texts are the same.
+and cold (right after the caches were emptied, as after a chat model's call). Fidelity is
+measured against the first variant (fp32 PyTorch by default): the cosine between the two vectors
+of each text, and how many of each question's ten nearest texts are the same.
 """
 
 from __future__ import annotations

@@ -13,10 +13,11 @@ from files exported at install time (graphs/models/onnx_export.py), `onnx` (fp32
 `onnx-int8` (dynamically quantised) on ONNX Runtime, each stream a single-thread session. The
 copy that serves small calls (a question) is not a stream: on ONNX Runtime it runs a team of up
 to `DIRECT_THREADS` threads that spin only a few microseconds while they wait, which a busy
-neighbour slows less than it slows one thread (measured in graphs/models/onnx_minilm.py); `bf16`'s small
-calls go to the fp32 export, which answers one question in a third of bf16 PyTorch's time. A
-variant is part of the embedder's name, which a corpus records, so vectors of one variant are
-never compared with another's unless store/vector_spaces.py says they are the same.
+neighbour slows less than it slows one thread (measured in graphs/models/onnx_minilm.py);
+`bf16`'s small calls go to the fp32 export, which answers one question in a third of bf16
+PyTorch's time. A variant is part of the embedder's name, which a corpus records, so vectors of
+one variant are never compared with another's unless store/vector_spaces.py says they are the
+same.
 """
 
 from __future__ import annotations
