@@ -52,7 +52,7 @@ def get_server_waiting(pgserver: ModuleType, data_dir: Path, cleanup: str | None
 def wait_until_ready(
     data_dir: Path, limit_s: float = RECOVERY_WAIT_S, absent_s: float = ABSENT_S
 ) -> None:
-    """Return once the server over `data_dir` reads ready, or no server has run there for `absent_s`.
+    """Return once the server over `data_dir` is ready, or no server has run there for `absent_s`.
 
     A server that stopped is left to the next start (which starts it again, or fails with its
     own error); the grace covers a postmaster that has not written its pid file yet. One still
