@@ -1,10 +1,10 @@
 """`grasp bench embed`: MiniLM's variants side by side — throughput, query latency, fidelity.
 
 Each variant runs through the product's own embedder (graphs/models/minilm.py: its streams and
-its small-call copy). The variants take turns within each round, and each question is embedded
-by every variant in turn, so a machine shared with other work loads them alike; the load average
-is printed with every round. A question is timed warm (right after the same model embedded it)
-and cold (right after the caches were emptied, as after a chat model's call). Fidelity is
+its small-call copy). The variants take turns within each round, so a machine shared with other
+work loads them alike; the load average is printed with every round. A question is timed warm
+(each variant's questions back to back, as one process embeds them) and cold (each variant in
+turn right after the caches were emptied, as after a chat model's call). Fidelity is
 measured against the first variant (fp32 PyTorch by default): the cosine between the two vectors
 of each text, and how many of each question's ten nearest texts are the same.
 """
@@ -48,7 +48,7 @@ class VariantResult:
     #: Texts per CPU-second of this process (all its streams): the work itself, which other
     #: processes' load changes far less than the wall clock.
     texts_per_cpu_s: list[float] = field(default_factory=list)
-    #: One question right after the same model embedded it once: its weights as warm as they get.
+    #: One question among its variant's questions back to back: the weights as warm as they get.
     query_ms: list[float] = field(default_factory=list)
     #: One question after the caches were emptied (caches.py): as after a chat model's call.
     cold_query_ms: list[float] = field(default_factory=list)
@@ -139,21 +139,20 @@ def run_bench(
 def _time_queries(
     embedders: list[MiniLmEmbedder], results: list[VariantResult], queries: list[str]
 ) -> dict[str, Vectors]:
-    """Embed each question with every variant in turn, warm then cold; return each one's rows.
+    """Embed each question alone, warm then cold, with every variant; return each one's rows.
 
-    Warm: the question embedded once untimed, then timed, so no variant is timed on caches the
-    one before it filled. Cold, in a second pass: right after the caches were emptied (its
-    effects last a few calls, so the two passes are kept apart).
+    Warm: each variant's questions one after another, as a process holding one variant embeds
+    them (a `bf16` question took 3.8-4.1 ms so, 5.7-6.0 in turn after torch's, even with one
+    untimed call between). Cold, in a second pass: every variant in turn, each right after the
+    caches were emptied (its effects last a few calls, so the two passes are kept apart).
     """
     rows: dict[str, list[Vectors]] = {e.variant: [] for e in embedders}
-    for question in queries:
-        for embedder, result in zip(embedders, results, strict=True):
-            embedder.embed([question])
+    for embedder, result in zip(embedders, results, strict=True):
+        for question in queries:
             started, cpu = time.perf_counter(), time.process_time()
-            vector = embedder.embed([question])
+            rows[embedder.variant].append(embedder.embed([question]))
             result.query_ms.append((time.perf_counter() - started) * 1000)
             result.query_cpu_ms.append((time.process_time() - cpu) * 1000)
-            rows[embedder.variant].append(vector)
     flusher = CacheFlusher()
     for question in queries:
         for embedder, result in zip(embedders, results, strict=True):
