@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, create_engine, event, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import OperationalError, ProgrammingError
 from sqlalchemy.orm import Session
 
 if TYPE_CHECKING:
@@ -165,6 +165,23 @@ VACUUM_ANALYZE = tuple(
         "entity_passages",
     )
 )
+
+
+CHECKPOINT = text("CHECKPOINT")
+
+
+def checkpoint(engine: Engine) -> bool:
+    """Write the server's dirty pages now; False where the role may not (not superuser).
+
+    After a large load the checkpointer would otherwise write them over the next minutes, beside
+    whatever is timed next.
+    """
+    try:
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(CHECKPOINT)
+    except ProgrammingError:  # InsufficientPrivilege: CHECKPOINT needs pg_checkpoint
+        return False
+    return True
 
 
 def vacuum_analyze(engine: Engine) -> None:

@@ -5,7 +5,7 @@ import re
 import pytest
 from sqlalchemy import Engine
 
-from evals.bench.index import report
+from evals.bench.index import embedder_alone_line, report
 from graphs.cli.main import main
 from store.corpora import CorpusNotFound, corpus_id, corpus_stats
 from store.databases import database_name
@@ -14,6 +14,10 @@ from store.engine import make_engine
 from store.vector_indexes import missing_vector_indexes
 
 PER_K = re.compile(r"^ +(\d+) +([\d.]+) +\(([\d.]+) × the first\)$")
+TWO_PASSES = re.compile(
+    r"^embedder alone on the same texts: [\d.]+ s before indexing, [\d.]+ s after; indexing = "
+    r"[\d.]+ × their mean \([\d.]+ × before, [\d.]+ × after; target ≤ 1.1 for a model\)$"
+)
 
 
 def test_a_scale_curve_indexes_each_size_and_compares_it_with_the_embedder_alone(
@@ -38,7 +42,9 @@ def test_a_scale_curve_indexes_each_size_and_compares_it_with_the_embedder_alone
     ]
     # 12 and 30 passages are below the 1,000 a bulk load needs: the indexes are kept up row by row.
     assert all("vector indexes kept up row by row" in line for line in indexed)
-    assert sum("embedder alone on the same texts:" in line for line in out) == 2
+    # Each size times the embedder alone before indexing and again after it.
+    alone = [line for line in out if line.startswith("embedder alone on the same texts:")]
+    assert len(alone) == 2 and all(TWO_PASSES.match(line) for line in alone)
     curve = [m.groups() for line in out if (m := PER_K.match(line))]
     assert [c[0] for c in curve] == ["12", "30"] and curve[0][2] == "1.00"
     # The bench indexes into a database of its own, so the main store's corpora cannot decide
@@ -75,4 +81,15 @@ def test_the_database_line_is_signed_when_a_rerun_shrinks_the_store() -> None:
     assert "database: -61 MiB (total 172 MiB)" in report(result)
     assert "database: +250 MiB (total 403 MiB)" in report(
         {**result, "db_growth": 250 * 2**20, "db_size": 403 * 2**20}
+    )
+
+
+def test_the_ratio_is_to_the_mean_of_the_passes_before_and_after_indexing() -> None:
+    assert embedder_alone_line(120.0, [80.0, 120.0]) == (
+        "embedder alone on the same texts: 80.0 s before indexing, 120.0 s after; indexing = "
+        "1.20 × their mean (1.50 × before, 1.00 × after; target ≤ 1.1 for a model)"
+    )
+    assert embedder_alone_line(99.0, [90.0]) == (
+        "embedder alone on the same texts: 90.0 s; indexing = 1.10 × the embedder alone "
+        "(target ≤ 1.1 for a model)"
     )

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
+
 import numpy as np
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 
 from store.corpora import delete_corpus, ensure_corpus
 from store.corpus_reads import (
@@ -14,7 +16,7 @@ from store.corpus_reads import (
     proposition_ids,
     stored_propositions,
 )
-from store.engine import server_version, vacuum_analyze
+from store.engine import checkpoint, make_engine, server_version, vacuum_analyze
 from store.graph_writes import ExtractedEntity, ExtractedPassage, write_extracted
 from store.passage_writes import add_passages
 from store.retrieval import PassageText
@@ -80,3 +82,27 @@ def test_upkeep_and_deletion(engine: Engine) -> None:
     vacuum_analyze(engine)
     assert delete_corpus(engine, "a")
     assert not delete_corpus(engine, "a")
+
+
+def test_a_checkpoint_is_written_or_refused_for_a_role_that_may_not(engine: Engine) -> None:
+    index(engine, "a", [("Alpha", ["Alpha one."])])
+    before = _checkpoint_lsn(engine)
+    assert checkpoint(engine)
+    assert _checkpoint_lsn(engine) != before
+    role = f"grasp_plain_{uuid.uuid4().hex[:8]}"
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.execute(text(f"CREATE ROLE {role} LOGIN"))
+    plain = make_engine(engine.url.set(username=role).render_as_string(hide_password=False))
+    try:
+        assert not checkpoint(plain)
+    finally:
+        plain.dispose()
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(text(f"DROP ROLE {role}"))
+
+
+def _checkpoint_lsn(engine: Engine) -> str:
+    with engine.connect() as conn:
+        return str(
+            conn.execute(text("SELECT checkpoint_lsn FROM pg_control_checkpoint()")).scalar()
+        )
