@@ -184,7 +184,7 @@ async def run(args: argparse.Namespace, count: int) -> dict[str, Any]:
     size_after = await asyncio.to_thread(database_size_bytes, services.engine)
     if alone:
         # Timed again after indexing, so that a machine whose speed moved during the run shows it
-        # (on one VM three runs in 15 minutes read 84, 87 and 112 s alone). The new tables are
+        # (on one VM three runs in 20 minutes read 84, 87 and 112 s alone). The new tables are
         # vacuumed and the server's dirty pages written first, or autovacuum and the
         # checkpointer would work beside the second pass.
         await asyncio.to_thread(vacuum_analyze, services.engine)
