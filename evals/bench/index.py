@@ -164,10 +164,10 @@ async def run(args: argparse.Namespace, count: int) -> dict[str, Any]:
     # (MiniLM's streams) has them all before the clock starts.
     await asyncio.to_thread(services.embedder.embed, ["warm-up"] * WARM_UP_TEXTS)
     chunks: list[list[str]] = []
-    alone: list[float] = []
+    before: float | None = None
     if not args.no_embedder_alone:
         chunks = embedded_texts(passages, not args.no_passage_embeddings, args.batch_size)
-        alone.append(await asyncio.to_thread(embedder_alone, services.embedder, chunks))
+        before = await asyncio.to_thread(embedder_alone, services.embedder, chunks)
     size_before = await asyncio.to_thread(database_size_bytes, services.engine)
     graph = build_index_graph(services)
     context = IndexContext(
@@ -182,18 +182,20 @@ async def run(args: argparse.Namespace, count: int) -> dict[str, Any]:
     )
     elapsed = time.perf_counter() - started
     size_after = await asyncio.to_thread(database_size_bytes, services.engine)
-    if alone:
+    alone: tuple[float, float] | None = None
+    if before is not None:
         # Timed again after indexing, so that a machine whose speed moved during the run shows it
         # (on one VM three runs in 20 minutes read 84, 87 and 112 s alone). The new tables are
         # vacuumed and the server's dirty pages written first, or autovacuum and the
         # checkpointer would work beside the second pass.
         await asyncio.to_thread(vacuum_analyze, services.engine)
         await asyncio.to_thread(checkpoint, services.engine)
-        alone.append(await asyncio.to_thread(embedder_alone, services.embedder, chunks))
+        after = await asyncio.to_thread(embedder_alone, services.embedder, chunks)
+        alone = (before, after)
     return {
         **state["summary"],
         "elapsed": elapsed,
-        "embedder_alone": alone or None,
+        "embedder_alone": alone,
         "db_growth": size_after - size_before,
         "db_size": size_after,
         "embedder": services.embedder.name,
@@ -222,7 +224,7 @@ def report(result: dict[str, Any]) -> list[str]:
         f"database: {result['db_growth'] / 2**20:+.0f} MiB (total {result['db_size'] / 2**20:.0f} MiB)",
     ]
     alone = result["embedder_alone"]
-    if alone:
+    if alone is not None:
         lines.append(embedder_alone_line(seconds, *alone))
     return lines
 
