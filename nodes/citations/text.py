@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from nodes.text_layout import blocks
+
 
 def word_set(words: str) -> frozenset[str]:
     """The words of a space-separated list, as a set (word lists kept readable in the source)."""
@@ -53,8 +55,16 @@ def content_words(text: str) -> set[str]:
 
 
 def sentences(text: str) -> list[str]:
-    """`text` cut into sentences (the whole text when it has no sentence end)."""
-    parts = [part.strip() for part in _SENTENCE_END.split(text) if part.strip()]
+    """`text` cut into sentences (the whole text when it has no sentence end).
+
+    No sentence runs across a blank line or into a heading or list item (`nodes.text_layout`).
+    """
+    parts = [
+        part.strip()
+        for block in blocks(text)
+        for part in _SENTENCE_END.split(block)
+        if part.strip()
+    ]
     return parts or [text.strip()]
 
 

@@ -19,6 +19,7 @@ from nodes.indexing.extraction_types import (
     ExtractionFailed,
     PassageInput,
 )
+from nodes.text_layout import blocks
 
 #: spaCy labels as readable types; counts and ordinals are dropped (they link unrelated facts).
 LABEL_TYPES = {
@@ -62,18 +63,27 @@ def load_spacy() -> Any:
         ) from exc
 
 
-def extract_document(passage: PassageInput, doc: Any, title_doc: Any) -> Extraction:
-    """Sentences of `doc` with the entities found in each; the title is an entity of all of them."""
-    sentences = [s for s in doc.sents if s.text.strip()]
-    index_of = {s.start: i for i, s in enumerate(sentences)}
+def extract_document(passage: PassageInput, docs: Sequence[Any], title_doc: Any) -> Extraction:
+    """Sentences of the passage's block docs with the entities found in each.
+
+    One doc per paragraph, heading or list item (`nodes.text_layout`), so no sentence runs
+    across them; the title is an entity of all the sentences.
+    """
+    sentences: list[Any] = []
     mentions: dict[tuple[str, str], set[int]] = {}
-    for ent in doc.ents:
-        kind = LABEL_TYPES.get(ent.label_)
-        if kind is None or not ent.text.strip():
-            continue
-        sentence = index_of.get(ent.sent.start)
-        if sentence is not None:
-            mentions.setdefault((ent.text.strip(), kind), set()).add(sentence)
+    for doc in docs:
+        index_of: dict[int, int] = {}
+        for s in doc.sents:
+            if s.text.strip():
+                index_of[s.start] = len(sentences)
+                sentences.append(s)
+        for ent in doc.ents:
+            kind = LABEL_TYPES.get(ent.label_)
+            if kind is None or not ent.text.strip():
+                continue
+            sentence = index_of.get(ent.sent.start)
+            if sentence is not None:
+                mentions.setdefault((ent.text.strip(), kind), set()).add(sentence)
     # Wikipedia-style titles name the passage's subject, which sentences often leave implicit.
     title = passage.title.strip()
     if title and sentences:
@@ -124,11 +134,13 @@ def extract_sync(passages: Sequence[PassageInput]) -> BatchOutcome:
             usable.append(passage)
         else:
             outcome.failures.append(ExtractionFailed(passage.id, reason))
+    pieces = [blocks(p.text) for p in usable]
     with _nlp_lock:
-        docs = list(nlp.pipe([p.text for p in usable], batch_size=PIPE_BATCH_SIZE))
+        docs = iter(nlp.pipe([b for ps in pieces for b in ps], batch_size=PIPE_BATCH_SIZE))
+        passage_docs = [[next(docs) for _ in ps] for ps in pieces]
         titles = list(nlp.pipe([p.title for p in usable], batch_size=PIPE_BATCH_SIZE))
-    for passage, doc, title_doc in zip(usable, docs, titles, strict=True):
-        extraction = extract_document(passage, doc, title_doc)
+    for passage, block_docs, title_doc in zip(usable, passage_docs, titles, strict=True):
+        extraction = extract_document(passage, block_docs, title_doc)
         if extraction.propositions:
             outcome.extractions.append(extraction)
         else:
