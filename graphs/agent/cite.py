@@ -2,8 +2,9 @@
 
 First the page each hop's question names (`named_page_citations`), then the answers' best
 sentences (nodes/citations) in what the hops that named no page read, one citation per
-passage; a yes/no answer cites its judged steps' pages instead. A passage a round showed below
-its first three is not cited (`near_the_top`). One store read for the texts behind the hops'
+passage (a second only for the sentence stating the final answer); a yes/no answer cites its
+judged steps' pages instead. A passage a round showed below its first three is not cited
+(`near_the_top`). One store read for the texts behind the hops'
 evidence ids; the picking is token-free.
 """
 
@@ -165,14 +166,15 @@ def named_first(answer: str, named: Sequence[Citation], rest: Sequence[Citation]
     A hop that read the page its question names adds no other sentence: its second source
     was most often a passage beside the point (on the choice lines 21 of 54 such were gold
     pages, docs/experiments.md). The answer keeps its support: when no citation kept states
-    `answer`, the first of `rest` that does is added.
+    `answer`, the first of `rest` that does is added, even from a passage already cited for
+    another sentence (the reader is shown the sentence that states the answer).
     """
     naming = {c["hop"] for c in named}
     kept = one_per_passage([*named, *(c for c in rest if c["hop"] not in naming)])
     if not any(states(c["text"], answer) for c in kept):
         stating = next((c for c in rest if states(c["text"], answer)), None)
         if stating is not None:
-            kept = one_per_passage([*kept, stating])
+            kept.append(stating)
     return kept
 
 

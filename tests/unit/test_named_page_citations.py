@@ -69,3 +69,15 @@ def test_a_hop_citing_its_named_page_adds_no_other_sentence() -> None:
     assert [c["passage_id"] for c in kept] == [1, 3, 2]
     kept = named_first("30 cm", named, rest)
     assert [c["passage_id"] for c in kept] == [1, 3]
+
+
+def test_the_answer_sentence_is_cited_even_from_a_passage_already_cited() -> None:
+    named = [cite(1, "Pterocarya is a genus of trees.", 1)]
+    rest = [cite(1, "It grows 30 m tall.", 2)]
+    kept = named_first("30 m", named, rest)
+    assert [(c["passage_id"], c["text"]) for c in kept] == [
+        (1, "Pterocarya is a genus of trees."),
+        (1, "It grows 30 m tall."),
+    ]
+    # When a kept sentence states the answer, the passage is cited once.
+    assert len(named_first("Pterocarya", named, rest)) == 1
