@@ -15,8 +15,9 @@ from store.engine import transaction
 class CitedText:
     """A passage or proposition an answer may cite: its text, its passage and where it came from.
 
-    `source` is the first (by name) of the files the passage was indexed from, "" when it was
-    added without one (an eval corpus loaded from code, a test's passages).
+    `source` is the first (by name) of the files the passage was indexed from (a folder's file
+    as the folder's path joined with the file's), "" when it was added without one (an eval
+    corpus loaded from code, a test's passages).
     """
 
     id: int
@@ -28,14 +29,14 @@ class CitedText:
 
 # The passage's smallest source name: a passage held by several files names one, always the same.
 CITED_PASSAGES = text("""
-SELECT p.id, p.id, p.title, p.text, coalesce(min(s.source), '')
+SELECT p.id, p.id, p.title, p.text, coalesce(min(s.source || coalesce('/' || s.file, '')), '')
 FROM passages p LEFT JOIN passage_sources s ON s.passage_id = p.id
 WHERE p.corpus_id = :corpus AND p.id = ANY(:ids)
 GROUP BY p.id
 """)
 
 CITED_PROPOSITIONS = text("""
-SELECT u.id, p.id, p.title, u.text, coalesce(min(s.source), '')
+SELECT u.id, p.id, p.title, u.text, coalesce(min(s.source || coalesce('/' || s.file, '')), '')
 FROM propositions u
 JOIN passages p ON p.id = u.passage_id
 LEFT JOIN passage_sources s ON s.passage_id = p.id

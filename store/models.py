@@ -241,7 +241,10 @@ class EntityPassage(Base):
 
 
 class PassageSource(Base):
-    """A source (file or folder path) that holds the passage; a passage may have several."""
+    """A source (file or folder path) that holds the passage; a passage may have several.
+
+    `file`: for a folder source, the passage's file relative to it (what a citation names).
+    """
 
     __tablename__ = "passage_sources"
     __table_args__ = (Index("ix_passage_sources_corpus_source", "corpus_id", "source"),)
@@ -251,6 +254,7 @@ class PassageSource(Base):
         ForeignKey("passages.id", ondelete="CASCADE"), primary_key=True
     )
     source: Mapped[str] = mapped_column(Text, primary_key=True)
+    file: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class ExtractionFailure(Base):

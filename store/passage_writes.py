@@ -103,23 +103,32 @@ def _hash_filter(corpus: int, hashes: Sequence[str]) -> ColumnElement[bool]:
 
 
 def add_passages(
-    engine: Engine, corpus: int, passages: Sequence[tuple[str, str]], source: str | None = None
+    engine: Engine,
+    corpus: int,
+    passages: Sequence[tuple[str, str]],
+    source: str | None = None,
+    files: Sequence[str | None] | None = None,
 ) -> list[PassageRow]:
     """Insert passages not yet in the corpus and return every given passage's row, in order.
 
     New passages' BM25 postings are written in the same transaction. Duplicates (same title and
     text) inside the input or already stored map to one row. With a `source`, every given passage
-    is recorded as held by it (see store.deletion.prune_source).
+    is recorded as held by it (see store.deletion.prune_source), with its `files` entry (its file
+    inside a folder source, the first given for a duplicate) when given.
     A passage PostgreSQL cannot hold as given (see `unstorable_reason`) is stored with the
     offending characters replaced, under the hash of what was given.
     """
     with transaction(engine) as session:
         lock_corpus(session, corpus)
-        return insert_passages(session, corpus, passages, source)
+        return insert_passages(session, corpus, passages, source, files)
 
 
 def insert_passages(
-    session: Session, corpus: int, passages: Sequence[tuple[str, str]], source: str | None
+    session: Session,
+    corpus: int,
+    passages: Sequence[tuple[str, str]],
+    source: str | None,
+    files: Sequence[str | None] | None = None,
 ) -> list[PassageRow]:
     """`add_passages` in the caller's transaction, which holds the corpus's lock."""
     if session.execute(select(Corpus.id).where(Corpus.id == corpus)).first() is None:
@@ -164,9 +173,12 @@ def insert_passages(
             _hash_filter(corpus, hashes)
         )
     ).all()
-    if source is not None:
-        _link_source(session, corpus, source, sorted({row[1] for row in rows}))
     by_hash = {row[0]: PassageRow(row[1], row[2], row[3], row[4]) for row in rows}
+    if source is not None:
+        file_of: dict[int, str | None] = {}
+        for digest, file in zip(hashes, files or [None] * len(hashes), strict=True):
+            file_of.setdefault(by_hash[digest].id, None if file is None else storable(file))
+        _link_source(session, corpus, source, file_of)
     first = {digest: index for index, digest in reversed(list(enumerate(hashes)))}
     return [
         replace(by_hash[digest], added=digest in inserted and first[digest] == index)
@@ -174,13 +186,22 @@ def insert_passages(
     ]
 
 
-# One array parameter for all the ids: a 100k-passage file is one short statement.
+# One array parameter per column: a 100k-passage file is one short statement. A passage the
+# source already holds takes its file as now given (a file renamed inside a folder).
 LINK_SOURCE = text("""
-INSERT INTO passage_sources (corpus_id, passage_id, source)
-SELECT :corpus, id, :source FROM unnest(CAST(:ids AS bigint[])) AS given(id)
-ON CONFLICT DO NOTHING
+INSERT INTO passage_sources (corpus_id, passage_id, source, file)
+SELECT :corpus, id, :source, file
+FROM unnest(CAST(:ids AS bigint[]), CAST(:files AS text[])) AS given(id, file)
+ON CONFLICT (passage_id, source) DO UPDATE SET file = excluded.file
+WHERE passage_sources.file IS DISTINCT FROM excluded.file
 """)
 
 
-def _link_source(session: Session, corpus: int, source: str, ids: Sequence[int]) -> None:
-    session.execute(LINK_SOURCE, {"corpus": corpus, "source": source, "ids": list(ids)})
+def _link_source(
+    session: Session, corpus: int, source: str, file_of: dict[int, str | None]
+) -> None:
+    ids = sorted(file_of)
+    session.execute(
+        LINK_SOURCE,
+        {"corpus": corpus, "source": source, "ids": ids, "files": [file_of[i] for i in ids]},
+    )

@@ -24,14 +24,16 @@ def add_source_passages(
     source: str | None,
     *,
     mirror: bool,
+    files: Sequence[str | None] | None = None,
 ) -> tuple[list[PassageRow], DeletionReport]:
     """Add the passages (held by `source`, if given); with `mirror`, prune the source to them.
 
+    `files`: each passage's file inside a folder source (see store.passage_writes.add_passages).
     Returns every given passage's row, in order, and what the pruning removed.
     """
     with transaction(engine) as session:
         lock_corpus(session, corpus)
-        rows = insert_passages(session, corpus, passages, source)
+        rows = insert_passages(session, corpus, passages, source, files)
         if not mirror or source is None:
             return rows, DeletionReport()
         pruned = prune_source_in(session, corpus, source, keep=[row.id for row in rows])

@@ -138,10 +138,14 @@ async def run_index(args: argparse.Namespace) -> dict[str, Any]:
         settings.llm_concurrency if args.extractor == "llm" else CPU_BATCH_CONCURRENCY
     )
     graph = build_index_graph()
-    # The file's resolved path is its source: re-indexing it makes the corpus mirror it.
+    # The file's resolved path is its source: re-indexing it makes the corpus mirror it. A
+    # folder's passages also name their file in it, which their citations show.
     state: IndexInput = {
         "corpus": args.corpus,
-        "passages": [{"title": p.title, "text": p.text} for p in passages],
+        "passages": [
+            {"title": p.title, "text": p.text, **({"file": p.file} if p.file else {})}
+            for p in passages
+        ],
         "source": str(args.path.resolve()),
     }
     if args.limit:

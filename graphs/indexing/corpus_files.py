@@ -22,10 +22,15 @@ JSON_LINES_SUFFIXES = frozenset({".jsonl", ".ndjson"})
 
 @dataclass(frozen=True)
 class SourcePassage:
-    """One passage of a corpus as read from disk, before any indexing."""
+    """One passage of a corpus as read from disk, before any indexing.
+
+    `file`: a folder's passage's file, relative to the folder (POSIX separators); None for a
+    passage of a corpus file.
+    """
 
     title: str
     text: str
+    file: str | None = None
 
 
 class CorpusFormatError(ValueError):
@@ -186,4 +191,11 @@ def _read_folder(folder: Path) -> list[SourcePassage]:
     files, _ = _folder_files(folder)
     if not files:
         raise CorpusFormatError(f"{folder}: no .txt or .md files found")
-    return [SourcePassage(title=p.stem.strip(), text=_read_lenient(p).strip()) for p in files]
+    return [
+        SourcePassage(
+            title=p.stem.strip(),
+            text=_read_lenient(p).strip(),
+            file=p.relative_to(folder).as_posix(),
+        )
+        for p in files
+    ]

@@ -21,6 +21,7 @@ from sqlalchemy import Engine
 from graphs.indexing.context import IndexContext
 from graphs.indexing.embed_ahead import embed_and_write
 from graphs.indexing.passage_intake import (
+    given_files,
     given_passages,
     reject_unstorable,
     source_key,
@@ -107,19 +108,25 @@ class IndexNodes:
         # The index graph names its corpus in its input, not its context: check it here too,
         # with the run's user (an admin's act over the server, see auth.py).
         check_may_index(state["corpus"], services.settings.allowed_corpora)
-        pairs = given_passages(state)
+        pairs, files = given_passages(state), given_files(state)
         limit = state.get("limit", 0)
         if limit < 0:
             raise ValueError(f"limit must be 0 (all passages) or positive, got {limit}")
         if limit:
-            pairs = pairs[:limit]
+            pairs, files = pairs[:limit], files[:limit]
         corpus_id = await asyncio.to_thread(
             ensure_corpus, services.engine, state["corpus"], services.embedder.name
         )
         source = source_key(state)
         mirror = source is not None and not limit
         rows, pruned = await asyncio.to_thread(
-            add_source_passages, services.engine, corpus_id, pairs, source, mirror=mirror
+            add_source_passages,
+            services.engine,
+            corpus_id,
+            pairs,
+            source,
+            mirror=mirror,
+            files=files,
         )
         synced = sync_counts(rows, pruned) if mirror else {}
         rejected = await asyncio.to_thread(

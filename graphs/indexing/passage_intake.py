@@ -38,13 +38,33 @@ def given_passages(state: IndexState) -> list[tuple[str, str]]:
         raise BadIndexInput(f"passages must be a list of objects, got {type(given).__name__}")
     pairs = []
     for number, passage in enumerate(given):
-        if not isinstance(passage, dict) or not set(passage) <= {"title", "text"}:
-            raise BadIndexInput(f"passage {number}: expected an object with 'title' and 'text'")
+        if not isinstance(passage, dict) or not set(passage) <= {"title", "text", "file"}:
+            raise BadIndexInput(
+                f"passage {number}: expected an object with 'title' and 'text' (and 'file')"
+            )
         title, text = passage.get("title", ""), passage.get("text", "")
         if not isinstance(title, str) or not isinstance(text, str):
             raise BadIndexInput(f"passage {number}: 'title' and 'text' must be strings")
         pairs.append((title, text))
     return pairs
+
+
+def given_files(state: IndexState) -> list[str | None]:
+    """Each input passage's file inside its folder source (a label, never opened), or None.
+
+    Refused in one line when a file is not a short string, or is given without a source.
+    """
+    files: list[str | None] = []
+    for number, passage in enumerate(state.get("passages") or []):
+        file: Any = passage.get("file")
+        if file is not None and (not isinstance(file, str) or len(file) > MAX_SOURCE_CHARS):
+            raise BadIndexInput(
+                f"passage {number}: 'file' must be a label of at most {MAX_SOURCE_CHARS} characters"
+            )
+        files.append(file or None)
+    if any(files) and source_key(state) is None:
+        raise BadIndexInput("a passage's 'file' names it inside a source: give the 'source' too")
+    return files
 
 
 def source_key(state: IndexState) -> str | None:
