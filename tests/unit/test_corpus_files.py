@@ -59,9 +59,9 @@ def test_read_folder_recursive_sorted(tmp_path: Path) -> None:
     (tmp_path / ".hidden").mkdir()
     (tmp_path / ".hidden" / "d.txt").write_text("ignored", encoding="utf-8")
     assert read_corpus(tmp_path) == [
-        SourcePassage("a", "# Ay\n\nbody"),
-        SourcePassage("b", "bee"),
-        SourcePassage("c", "sea"),
+        SourcePassage("a", "# Ay\n\nbody", "a.md"),
+        SourcePassage("b", "bee", "b.txt"),
+        SourcePassage("c", "sea", "sub/c.TXT"),
     ]
 
 
