@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-_BLOCK_MARK = r"(?:#{1,6}|[-*+>]|\d{1,3}[.)])[ \t]"
+# A heading's hashes, a list item's bullet or number, a quote's ">": a mark when a space follows.
+_BLOCK_MARK = r"(?:#{1,6}|[-*+>]|\d{1,3}[.)])"
 #: A blank line, or a line break before a line opening a heading, list item or quote.
-LAYOUT_BREAK = re.compile(rf"\n[ \t]*\n|\n(?=[ \t]*{_BLOCK_MARK})")
-_MARK = re.compile(rf"{_BLOCK_MARK}+")
+LAYOUT_BREAK = re.compile(rf"\n[ \t]*\n|\n(?=[ \t]*{_BLOCK_MARK}[ \t])")
+_MARK = re.compile(rf"{_BLOCK_MARK}[ \t]+")
 _NON_SPACE = re.compile(r"\S")
 
 

@@ -4,8 +4,8 @@ First the page each hop's question names (`named_page_citations`), then the answ
 sentences (nodes/citations) in what the hops that named no page read, one citation per
 passage (a second only for the sentence stating the final answer); a yes/no answer cites its
 judged steps' pages instead. A passage a round showed below its first three is not cited
-(`near_the_top`). One store read for the texts behind the hops'
-evidence ids; the picking is token-free.
+(`near_the_top`). One store read for the texts behind the hops' evidence ids; the picking is
+token-free.
 """
 
 from __future__ import annotations

@@ -52,7 +52,8 @@ def given_passages(state: IndexState) -> list[tuple[str, str]]:
 def given_files(state: IndexState) -> list[str | None]:
     """Each input passage's file inside its folder source (a label, never opened), or None.
 
-    Refused in one line when a file is not a short string, or is given without a source.
+    Read once `given_passages` has checked the passages. Refused in one line when a file is
+    not a short string, or is given without a source.
     """
     files: list[str | None] = []
     for number, passage in enumerate(state.get("passages") or []):

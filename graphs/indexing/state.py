@@ -26,8 +26,9 @@ class IndexState(TypedDict, total=False):
     The graph reads no file: its passages are all in the input (`grasp index` reads the file
     first). `source` is a label saying where they come from (the CLI gives the file's resolved
     path), never opened; a passage's optional `file` names it inside a folder source (the CLI
-    gives the file's path relative to the folder), a label too. With a source and no `limit`, the corpus is made to mirror it: passages
-    the source held before but no longer has are removed (see `store.source_writes`).
+    gives the file's path relative to the folder), a label too. With a source and no `limit`,
+    the corpus is made to mirror it: passages the source held before but no longer has are
+    removed (see `store.source_writes`).
     """
 
     corpus: str
