@@ -16,6 +16,16 @@ NOTE = (
     "1. Piotr Zielinski plays a sailor\n"
     "> Quoted line"
 )
+#: The note's sentences, cut alike by the citations and by spaCy.
+NOTE_SENTENCES = (
+    "Blue Harbor",
+    "Blue Harbor is a 1994 drama film directed by Mara Velten.",
+    "It was shot in Gdansk in six weeks",
+    "Cast",
+    "Anna Lis plays his wife",
+    "Piotr Zielinski plays a sailor",
+    "Quoted line",
+)
 
 
 def test_layout_blanks_block_marks_and_keeps_offsets() -> None:
@@ -45,15 +55,7 @@ def test_texts_without_layout_are_unchanged() -> None:
 
 
 def test_citation_sentences_never_cross_a_block() -> None:
-    assert sentences(NOTE) == [
-        "Blue Harbor",
-        "Blue Harbor is a 1994 drama film directed by Mara Velten.",
-        "It was shot in Gdansk in six weeks",
-        "Cast",
-        "Anna Lis plays his wife",
-        "Piotr Zielinski plays a sailor",
-        "Quoted line",
-    ]
+    assert sentences(NOTE) == list(NOTE_SENTENCES)
 
 
 def test_spacy_units_follow_the_layout() -> None:
@@ -69,15 +71,7 @@ def test_spacy_units_follow_the_layout() -> None:
     )
     assert not outcome.failures
     note, prose = outcome.extractions
-    assert note.propositions == (
-        "Blue Harbor",
-        "Blue Harbor is a 1994 drama film directed by Mara Velten.",
-        "It was shot in Gdansk in six weeks",
-        "Cast",
-        "Anna Lis plays his wife",
-        "Piotr Zielinski plays a sailor",
-        "Quoted line",
-    )
+    assert note.propositions == NOTE_SENTENCES
     # Every unit is the passage's own text, so a citation's sentence can be found in it.
     assert all(unit in NOTE for unit in note.propositions)
     assert prose.propositions == (
