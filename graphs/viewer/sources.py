@@ -11,9 +11,11 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+# pre-line: a note's paragraphs, headings and list items show on their own lines, as written.
 STYLE = (
     "<style>.source{margin:6px 0}.source blockquote{margin:4px 0 8px;padding:4px 10px;"
-    "border-left:3px solid #3a8a3a;background:#fafafa}.source.unverified blockquote"
+    "border-left:3px solid #3a8a3a;background:#fafafa;white-space:pre-line}"
+    ".source.unverified blockquote"
     "{border-left-color:#c80}mark{background:#fff0a0;padding:0 1px}.marks a{text-decoration:none;"
     "font-size:14px;margin-left:3px}</style>"
 )

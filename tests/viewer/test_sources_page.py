@@ -15,6 +15,7 @@ from graphs.agent.graph import build_grasp_graph
 from graphs.cli.view import run_page_html
 from graphs.peers.registry import run_method
 from graphs.runtime.checkpoints import open_checkpointer
+from graphs.viewer.sources import sources_html
 from store.corpora import corpus_id
 from store.corpus_reads import corpus_passages
 from store.passage_writes import add_passages
@@ -134,3 +135,39 @@ async def test_a_peer_page_shows_its_source_and_warns_when_none_states_the_answe
     )
     assert source["marked"] in source["quote"]
     assert facts["warning"].startswith("No source states the answer")
+
+
+def test_a_notes_passage_keeps_its_lines(chromium: ClientConnection, tmp_path: Path) -> None:
+    """A Markdown note's line breaks show as written; the cited sentence is still marked."""
+    note = "# Blue Harbor\n\nA 1994 film.\n\n## Cast\n- Anna Lis plays his wife"
+    citation = {
+        "passage_id": 7,
+        "title": "blue-harbor",
+        "source": "/notes/films/blue-harbor.md",
+        "text": "Anna Lis plays his wife",
+        "hop": 1,
+        "round": 1,
+        "verified": True,
+    }
+    path = tmp_path / "note.html"
+    path.write_text(f"<html><body>{sources_html([citation], {7: note})}</body></html>")
+    with tab(chromium) as page:
+        page.open(path)
+        facts = json.loads(
+            page.evaluate(
+                "JSON.stringify({lines: document.querySelector('blockquote').innerText,"
+                " marked: document.querySelector('mark').textContent,"
+                " file: document.querySelector('li.source').textContent})"
+            )
+        )
+        assert page.errors == [], page.errors
+    assert facts["lines"].split("\n") == [
+        "# Blue Harbor",
+        "",
+        "A 1994 film.",
+        "",
+        "## Cast",
+        "- Anna Lis plays his wife",
+    ]
+    assert facts["marked"] == "Anna Lis plays his wife"
+    assert "/notes/films/blue-harbor.md" in facts["file"]
