@@ -69,6 +69,13 @@ _ALIAS_CUE = re.compile(
     r"|known as|a\.k\.a\.?|aka|or simply)\s+(just\s+)?[\"“'(]?$",
     re.IGNORECASE,
 )
+#: A parenthesis opened right after a name, up to the name being read: the name opens it (after
+#: an optional quote) or follows a comma in a list of short names with no digits, so
+#: 'Aschenbrödel ("Cinderella")' and 'Izgoy (Изгой, Exile)' give other names, while "(born 1969 in
+#: Frankfurt)" and "(born October 24, 1972, Nashville)" give facts. Group 1: the words before it.
+_PARENTHESISED_NAME = re.compile(
+    r"(\S+(?: \S+){0,5}) \((?:[^()\s,\d]+(?: [^()\s,\d]+){0,2}, )*[\"“]?$"
+)
 #: A sub-question with one of these words asks for a name itself, an alias included.
 _ASKS_FOR_A_NAME = re.compile(r"\b(name|nickname|called|known|alias|title)\b")
 
@@ -83,16 +90,21 @@ def alias_of_named(text: str, name: str, question: str) -> bool:
     """Whether `text` introduces `name` as another name of something the question names.
 
     "The Bubye River, also known as Bubi River, …": Bubi River is the river asked about, so it
-    cannot be the answer of a question about that river.
+    cannot be the answer of a question about that river. So is a name in parentheses right after
+    one the question holds: "Aschenbrödel ("Cinderella") is a ballet by …".
     """
+    asked = content_words(question)
     start = text.find(name)
     while start != -1:
         window = text[max(0, start - 80) : start]
         cue = _ALIAS_CUE.search(window)
         if cue is not None:
             clause = re.split(r"[.;]", window[: cue.start()])[-1]
-            if content_words(clause) & content_words(question):
+            if content_words(clause) & asked:
                 return True
+        bracketed = _PARENTHESISED_NAME.search(window)
+        if bracketed is not None and content_words(bracketed.group(1)) & asked:
+            return True
         start = text.find(name, start + 1)
     return False
 

@@ -82,3 +82,23 @@ def test_an_alias_stays_an_answer_where_a_name_is_asked_for_or_it_names_somethin
     named = [("2015", "date"), ("Drift Road", "organization"), ("the JJ Band", "organization")]
     assert pick_answer("Which band is Mira Sol a member of?", named, renamed) == "Drift Road"
     assert pick_answer("What was Drift Road called before?", named[1:], renamed) == "the JJ Band"
+
+
+def test_a_name_in_parentheses_after_a_name_the_question_holds_is_not_its_answer() -> None:
+    ballet = 'Aschenbrodel ("Cinderella") is a ballet written by Johann Strauss II.'
+    named = [("Aschenbrodel", "work"), ("Cinderella", "person"), ("Johann Strauss II", "person")]
+    assert pick_answer("Who wrote Aschenbrodel?", named, ballet) == "Johann Strauss II"
+    album = "Izgoy (Изгой, Exile) is a studio album by Alisa."
+    named = [("Izgoy", "work"), ("Изгой", "work"), ("Exile", "work"), ("Alisa", "person")]
+    assert pick_answer("Who was Izgoy's performer?", named, album) == "Alisa"
+    # After a name the question does not hold, the parenthesis gives new names.
+    assert pick_answer("What album did Alisa release?", named[1:], album) == "Изгой"
+
+
+def test_a_place_in_a_parenthesis_of_facts_is_still_an_answer() -> None:
+    born = "Sarah Sorge (born 26 August 1969 in Frankfurt) is a German politician."
+    named = [("Sarah Sorge", "person"), ("26 August 1969", "date"), ("Frankfurt", "place")]
+    assert pick_answer("Where was Sarah Sorge born?", named, born) == "Frankfurt"
+    listed = "Jon Reid (born October 24, 1972, Nashville, U.S.) is a boxer."
+    named = [("Jon Reid", "person"), ("Nashville", "place"), ("U.S.", "place")]
+    assert pick_answer("Where was Jon Reid born?", named, listed) == "Nashville"
