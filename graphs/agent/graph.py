@@ -19,6 +19,7 @@ from graphs.agent.budget import reached, spent
 from graphs.agent.chat_messages import answer_message, conversation_history, turn_question
 from graphs.agent.cite import turn_citations
 from graphs.agent.context import GraspContext, chosen
+from graphs.agent.hop_skips import skipped_hops
 from graphs.agent.plan_review import add_plan_review
 from graphs.agent.progress import emit, stream_writer
 from graphs.agent.reader_passages import hop_passage_texts, question_passage
@@ -210,9 +211,10 @@ class ParentNodes:
         }
 
     async def schedule(self, state: GraspState, runtime: Runtime[GraspContext]) -> dict[str, Any]:
-        """The join point between DAG layers; flags a plan whose remaining steps can never run."""
+        """The join point between DAG layers: skips hops built on nothing, flags unmet plans."""
         sub_questions = state.get("sub_questions", [])
-        answers = state.get("answers", {})
+        skipped = {k: UNKNOWN for k in skipped_hops(sub_questions, state.get("answers", {}))}
+        answers = {**state.get("answers", {}), **skipped}
         if len(answers) < len(sub_questions) and not ready(sub_questions, answers):
             # Unreachable for a validated plan; say so rather than loop or stop silently.
             missing = [sq["index"] for sq in sub_questions if sq["index"] not in answers]
@@ -224,7 +226,7 @@ class ParentNodes:
         for k in ready(sub_questions, answers):
             asked = sub_agent_input(state, by_index, k)["sub_question"]
             emit("hop_started", index=k, of=len(sub_questions), question=asked)
-        return {}
+        return {"answers": skipped} if skipped else {}
 
     async def synthesize(self, state: GraspState, runtime: Runtime[GraspContext]) -> dict[str, Any]:
         """Write the final short answer from the chain of sub-answers; it ends the turn.

@@ -21,6 +21,7 @@ EVENTS = (
     "searching",  # {"index", "round", "query"}
     "reading",  # {"index", "round", "passages"}
     "hop_done",  # {"index", "answer"}
+    "hop_skipped",  # {"index", "of", "question", "after"}: builds on hops (`after`) that found nothing
     "synthesizing",  # {"hops"}
     "answer_delta",  # {"text"}: the answer's next words (see graphs.agent.answer_deltas)
     "answer_restart",  # {}: forget the answer text streamed so far

@@ -86,6 +86,9 @@ class AnswerPrinter:
             say(f"  reading {count} {what}{'' if count == 1 else 's'}")
         elif name == "hop_done":
             say(f"  → {shown_answer(event['answer'])}")
+        elif name == "hop_skipped":
+            after = " and ".join(f"hop {k}" for k in event["after"])
+            say(f"hop {event['index']} of {event['of']}: not searched ({after} found nothing)")
         elif name == "answer_delta":
             self.delta(event["text"])
         elif name == "answer_restart":

@@ -122,6 +122,23 @@ def ready(steps: Sequence[SubQuestion], answered: Collection[int]) -> list[int]:
     ]
 
 
+def stranded(
+    steps: Sequence[SubQuestion], answered: Collection[int], empty: Collection[int]
+) -> list[int]:
+    """Unanswered steps that build, directly or through other such steps, on an `empty` one.
+
+    An empty step found nothing ("unknown"): a step built on it would search for that word.
+    """
+    skipped: list[int] = []
+    for _ in steps:  # as many passes as steps: enough for a chain of skips in any order
+        for step in steps:
+            k = step["index"]
+            built_on_nothing = any(dep in empty or dep in skipped for dep in step["depends_on"])
+            if built_on_nothing and k not in answered and k not in skipped:
+                skipped.append(k)
+    return skipped
+
+
 def substitute(text: str, answers: Mapping[int, str]) -> str:
     """Replace every answered `#k` in `text` by its answer; unanswered ones stay as they are."""
     return PLACEHOLDER.sub(

@@ -7,6 +7,7 @@ from nodes.agent.plan_dag import (
     find_cycle,
     placeholders,
     ready,
+    stranded,
     substitute,
 )
 
@@ -92,3 +93,14 @@ def test_broken_plans_are_rejected_with_a_clear_message(
 def test_find_cycle() -> None:
     assert find_cycle({1: [], 2: [1], 3: [1, 2]}) is None
     assert find_cycle({1: [2], 2: [1]}) == [1, 2, 1]
+
+
+def test_steps_built_on_a_step_that_found_nothing_are_stranded() -> None:
+    # 1 → 2 → 3, and 4 on 1 and 5: when 2 found nothing, 3 is stranded through it.
+    steps = build_dag(["A?", "B of #1?", "C of #2?", "D?", "E of #1 and #4?"])
+    assert stranded(steps, {1: "x", 2: "unknown"}, empty=[2]) == [3]
+    # A step waiting on an empty one and a step not yet run is stranded at once.
+    assert stranded(steps, {1: "unknown"}, empty=[1]) == [2, 3, 5]
+    # An answered step is never stranded, and nothing is while no step came back empty.
+    assert stranded(steps, {1: "unknown", 2: "y"}, empty=[1]) == [5]
+    assert stranded(steps, {1: "x", 2: "y"}, empty=[]) == []
