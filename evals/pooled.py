@@ -38,9 +38,13 @@ def _summary_of(lines: Path) -> dict[str, Any]:
     return data
 
 
-def pooled_summary(lines: Sequence[Path], p_model: str | None, command: str) -> dict[str, Any]:
+def pooled_summary(
+    lines: Sequence[Path], p_model: str | None, command: str, first: int | None = None
+) -> dict[str, Any]:
     """The pooled summary of the runs whose answer lines are `lines` (one file per set).
 
+    `first`: only each run's first questions, in the order answered (issue 32 reports MuSiQue
+    1–20 of runs over 1–40).
     p_i are each set's closed-book estimates (`p_model`'s, else the best-covered model's, as
     `grasp eval-report` reads them); SE is n/a unless every pooled question has one.
     """
@@ -48,7 +52,7 @@ def pooled_summary(lines: Sequence[Path], p_model: str | None, command: str) -> 
     probabilities: dict[str, float] = {}
     summaries = []
     for path in lines:
-        found = read_jsonl(path)
+        found = read_jsonl(path)[:first]
         if not found:
             raise ValueError(f"{path}: no answer lines")
         summary = _summary_of(path)
@@ -87,11 +91,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("lines", nargs="+", type=Path, help="a run's <name>.jsonl, one per set")
     parser.add_argument("--out", type=Path, required=True, help="the pooled <name>.summary.json")
     parser.add_argument("--p-model", help="closed-book estimates of this model (default: most)")
+    parser.add_argument("--first", type=int, help="only each run's first N questions")
     args = parser.parse_args(argv)
+    if args.first is not None and args.first < 1:
+        print("error: --first must be at least 1", file=sys.stderr)
+        return 2
     given = list(argv) if argv is not None else sys.argv[1:]
     command = run_command(["python", "-m", "evals.pooled", *given])
     try:
-        payload = pooled_summary(args.lines, args.p_model, command)
+        payload = pooled_summary(args.lines, args.p_model, command, args.first)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -111,3 +111,24 @@ def test_the_pool_averages_citations_over_every_question_that_has_them(tmp_path:
         "cited_per_question": 2.0,
         "uncited": 0,
     }
+
+
+def test_first_keeps_each_runs_first_questions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    musique = _run(
+        tmp_path,
+        "musique",
+        [_line("m1", 2, 1.0, 1000, 10.0), _line("m2", 3, 0.0, 3000, 30.0)],
+        {"m1": 0.25, "m2": 0.5},
+    )
+    out = tmp_path / "first" / "grasp.summary.json"
+
+    assert main([str(musique), "--first", "1", "--out", str(out)]) == 0
+
+    summary = json.loads(out.read_text(encoding="utf-8"))
+    overall = summary["groups"][0]
+    assert (overall["n"], overall["em"], overall["tokens_per_question"]) == (1, 1.0, 1000.0)
+    assert "--first 1" in summary["command"]
+    assert main([str(musique), "--first", "0", "--out", str(out)]) == 2
+    assert capsys.readouterr().err.strip().endswith("error: --first must be at least 1")
