@@ -1,17 +1,13 @@
 """A hop built on a hop that found nothing is not searched: its question would be "… unknown …"."""
 
-from typing import Any
-
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from sqlalchemy import Engine
 
-from graphs.agent.context import GraspContext
 from graphs.agent.graph import build_grasp_graph
 from graphs.cli.chat import AnswerPrinter
 from tests.fixtures.films import (
     EVALUATE,
-    PAPER_VOTE,
     PLAN,
     READER,
     SELECT,
@@ -19,6 +15,7 @@ from tests.fixtures.films import (
     rule,
     services,
 )
+from tests.graph.test_answer_sources import run as run_with_events
 from tests.graph.test_lean_agent import QUESTION, prompts
 
 CHAIN_PLAN = rule(
@@ -51,19 +48,9 @@ async def test_a_hop_built_on_an_unknown_answer_is_skipped_and_announced(
         ],
     )
     graph = build_grasp_graph(svc, checkpointer=InMemorySaver())
-    config: Any = {"configurable": {"thread_id": "skip"}}
-    events = [
-        chunk
-        async for chunk in graph.astream(
-            {"question": QUESTION},
-            config,
-            context=GraspContext(
-                corpus="films", first_search="question", synthesis="reader", **PAPER_VOTE
-            ),
-            stream_mode="custom",
-        )
-    ]
-    state = (await graph.aget_state(config)).values
+    state, events = await run_with_events(
+        graph, "skip", {"question": QUESTION}, first_search="question", synthesis="reader"
+    )
 
     # Hop 2 never searched "Where was unknown born?": one selection, one evaluation, the reader.
     asked = prompts(svc)
