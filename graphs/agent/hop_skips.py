@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from graphs.agent.progress import emit
-from nodes.agent.evaluate import UNKNOWN
+from nodes.agent.evaluate import found_nothing
 from nodes.agent.plan_dag import SubQuestion, stranded
-from nodes.citations.text import normalise
 
 
 def skipped_hops(sub_questions: Sequence[SubQuestion], answers: Mapping[int, str]) -> list[int]:
@@ -16,7 +15,7 @@ def skipped_hops(sub_questions: Sequence[SubQuestion], answers: Mapping[int, str
     "Who ruled #2?" after #2 found nothing would search for "Who ruled unknown?" and hand the
     reader (and the citations) whatever that finds; the reader reads the hops done instead.
     """
-    empty = [k for k, answer in answers.items() if normalise(answer) == UNKNOWN]
+    empty = [k for k, answer in answers.items() if found_nothing(answer)]
     skipped = stranded(sub_questions, answers, empty)
     by_index = {sq["index"]: sq for sq in sub_questions}
     for k in skipped:

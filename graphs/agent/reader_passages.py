@@ -17,11 +17,10 @@ from graphs.agent.context import GraspContext
 from graphs.agent.hop_reads import HopRead
 from graphs.agent.state import GraspState
 from graphs.runtime.services import Services
-from nodes.agent.evaluate import UNKNOWN
+from nodes.agent.evaluate import found_nothing
 from nodes.agent.plan_dag import SubQuestion, inner_hops
 from nodes.agent.search import best_passage
 from nodes.agent.synthesize import answer_first, reading_order, unique_ids
-from nodes.citations.text import normalise
 from store.passage_search import passages_by_id
 from store.retrieval import PassageText
 
@@ -40,7 +39,7 @@ def unknown_hops_first_round(
     chosen = {k: list(ids) for k, ids in hop_passages.items()}
     for k, read in hop_reads.items():
         rounds = read["rounds"]
-        if k in chosen and len(rounds) > 1 and normalise(answers.get(k, "")) == UNKNOWN:
+        if k in chosen and len(rounds) > 1 and found_nothing(answers.get(k, "")):
             chosen[k] = list(rounds[0]["ids"][: len(chosen[k])])
     return chosen
 

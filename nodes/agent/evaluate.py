@@ -7,12 +7,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from nodes.citations.text import normalise
 from nodes.llm.bounded import bounded_schema, with_fields
 from nodes.llm.client import CallTag, LlmClient, LlmResult, system_and_user
 from nodes.prompt_blocks import evidence_block, known_answers, notes_block
 from store.grasp_retrieval import Evidence
 
 UNKNOWN = "unknown"
+
+
+def found_nothing(answer: str) -> bool:
+    """Whether a hop's answer is "unknown" (in any case or punctuation): it found nothing."""
+    return normalise(answer) == UNKNOWN
+
 
 SYSTEM = """\
 You answer one sub-question using only the evidence you are shown. Knowledge of your own does \

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from nodes.agent.evaluate import UNKNOWN
-from nodes.citations.text import normalise, states
+from nodes.agent.evaluate import found_nothing
+from nodes.citations.text import states
 from nodes.llm.client import CallTag, LlmClient, LlmResult, MalformedOutput, system_and_user
 from nodes.llm.reply import replay
 from nodes.peers.answer import WITH_PASSAGES, AnswerReply, answer_prompt, without_aside
@@ -102,7 +102,7 @@ def answer_first(
     ordered: dict[int, list[int]] = {}
     for k, ids in hop_passages.items():
         answer = answers.get(k, "")
-        if normalise(answer) == UNKNOWN:  # a hop that found nothing names no passage
+        if found_nothing(answer):  # a hop that found nothing names no passage
             ordered[k] = list(ids)
         else:
             ordered[k] = sorted(ids, key=lambda i: not states(texts.get(i, ""), answer))
